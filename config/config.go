@@ -1,0 +1,34 @@
+// Package config reads dev's configuration: the config directory of the OS,
+// config.json (created with defaults when missing) and the environment
+// overrides, into a plain struct. Only main imports it.
+package config
+
+// Config is the user's configuration. Durations are in seconds as in the file.
+type Config struct {
+	APIURL               string   `json:"apiUrl"`
+	APIKey               string   `json:"apiKey"`
+	Model                string   `json:"model"`
+	AuditModel           string   `json:"auditModel"`
+	CompressModel        string   `json:"compressModel"`
+	MaxContextTokens     int      `json:"maxContextTokens"`
+	CompressThreshold    float64  `json:"compressThreshold"`
+	CommandTimeout       int      `json:"commandTimeout"`
+	RequestTimeout       int      `json:"requestTimeout"`
+	MaxRetries           int      `json:"maxRetries"`
+	MaxRetriesAutomated  int      `json:"maxRetriesAutomated"`
+	MaxLoops             int      `json:"maxLoops"`
+	MaxAuditFailures     int      `json:"maxAuditFailures"`
+	AuditCommands        []string `json:"auditCommands"`
+	SessionRetentionDays int      `json:"sessionRetentionDays"`
+	Temperature          *float64 `json:"temperature,omitempty"`
+	MaxTokens            *int     `json:"maxTokens,omitempty"`
+}
+
+// Error is an unusable configuration: the file (or variable), and where.
+type Error struct {
+	Path   string // config file path, or the environment variable's name
+	Key    string // offending key, "" when unknown
+	Line   int    // 1-based position of a syntax error, 0 when not applicable
+	Column int
+	Reason string
+}

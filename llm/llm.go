@@ -1,0 +1,62 @@
+// Package llm talks to OpenAI-compatible chat servers: message and usage
+// types, one streaming chat call over go-openai with the quirks of real local
+// servers handled, and typed errors the loop can act on.
+package llm
+
+import (
+	"net/http"
+	"time"
+)
+
+// Roles of chat messages.
+const (
+	RoleSystem    = "system"
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+)
+
+// Message is one chat message as sent to the server and stored in sessions.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// Usage is the server's token accounting for one request.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	TotalTokens      int `json:"total_tokens"`
+}
+
+// Request is one chat completion. Messages are normalised (see Normalize)
+// by Stream before sending. Nil optional fields are not sent.
+type Request struct {
+	Model       string
+	Messages    []Message
+	Temperature *float64
+	MaxTokens   *int
+}
+
+// Delta is a piece of a streamed reply, passed to the caller as it arrives.
+type Delta struct {
+	Content   string
+	Reasoning string
+}
+
+// Reply is a complete streamed reply.
+type Reply struct {
+	Content      string // raw content, <think> blocks included
+	Reasoning    string // from reasoning_content / reasoning / reasoning_text
+	FinishReason string // "stop", "length", ... ("" when the server sent none)
+	Usage        *Usage // nil when the server sent none, or only zeros
+}
+
+// Config configures a Client.
+type Config struct {
+	BaseURL string // e.g. http://localhost:8005/v1
+	APIKey  string // sent as a Bearer token only when not empty
+	// IdleTimeout aborts a request when no byte arrives for this long
+	// (keep-alive comments count as bytes). Zero means no limit.
+	IdleTimeout time.Duration
+	HTTPClient  *http.Client // nil: a client without a total timeout
+}

@@ -1,0 +1,48 @@
+// Package parser turns a model's reply into the protocol's template: thoughts,
+// task list and tool calls, or a precise format error the model can act on.
+// It is a pure function of the reply text; it never reads files or prints.
+package parser
+
+// Status is the state of one task-list item.
+type Status string
+
+// Task-list statuses as stored in sessions and shown to users.
+const (
+	Pending    Status = "pending"     // [ ]
+	InProgress Status = "in-progress" // [~]
+	Complete   Status = "complete"    // [x]
+)
+
+// Task is one line of the task list.
+type Task struct {
+	Status Status `json:"status"`
+	Text   string `json:"text"`
+}
+
+// ToolCall is one `Tool Choice` / `Tool Input` pair, in reply order.
+type ToolCall struct {
+	Name  string `json:"name"`  // canonical upper-case name, e.g. WRITE_FILE
+	Input string `json:"input"` // raw section text, surrounding blank lines trimmed
+}
+
+// Response is a successfully parsed reply.
+type Response struct {
+	Thoughts    string
+	Tasks       []Task
+	HasTaskList bool // false when the reply had no Task List section
+	Tools       []ToolCall
+	// Reasoning holds the text of <think> blocks: shown in verbose mode,
+	// never stored in history.
+	Reasoning string
+	// Warnings name each leniency applied (missing H1, lower-case tool, ...),
+	// one sentence each, for the user.
+	Warnings []string
+}
+
+// FormatError is a reply the protocol cannot accept. Message is written for
+// the model: what is wrong and how to fix it.
+type FormatError struct {
+	Message string
+}
+
+func (e *FormatError) Error() string { return e.Message }

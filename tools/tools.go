@@ -1,0 +1,64 @@
+// Package tools implements the worker's tools: each takes the raw text of a
+// `## Tool Input` section and returns a Result for the model. Tools never
+// print; failures the model can fix are results with OK false, not Go errors.
+package tools
+
+import (
+	"context"
+	"time"
+)
+
+// Tool names as the protocol spells them.
+const (
+	ListDirectory   = "LIST_DIRECTORY"
+	ReadFile        = "READ_FILE"
+	WriteFile       = "WRITE_FILE"
+	FindAndReplace  = "FIND_AND_REPLACE_IN_FILE"
+	Command         = "COMMAND"
+	UpdateTaskList  = "UPDATE_TASK_LIST"
+	AskUser         = "ASK_USER"
+	Done            = "DONE"
+)
+
+// Env is what tools need from the run.
+type Env struct {
+	Dir            string        // working directory; relative paths resolve here
+	Interactive    bool          // ASK_USER may ask (false under -p)
+	CommandTimeout time.Duration // foreground limit of COMMAND
+	// OutputDir receives the full output of commands whose output was cut
+	// (the session's directory). Created on first use.
+	OutputDir string
+	// Ask puts a question to the user (interactive mode only).
+	Ask func(ctx context.Context, question string) (string, error)
+}
+
+// Doc documents a tool for the system prompt.
+type Doc struct {
+	Name        string
+	Description string // markdown, a few lines, limits stated from the code's constants
+	Example     string // an example `## Tool Input` body
+}
+
+// Tool is one protocol tool.
+type Tool interface {
+	Name() string
+	Doc() Doc
+	// Check validates the input's shape before anything runs (e.g. WRITE_FILE
+	// without a code block). Its error message is written for the model.
+	Check(input string) error
+	Run(ctx context.Context, env *Env, input string) Result
+}
+
+// Result is the outcome of one tool call.
+type Result struct {
+	Tool    string
+	Summary string // one line describing the input, for display (a path, a command)
+	OK      bool
+	Output  string      // text for the model, without the wrapper
+	Attrs   [][2]string // extra wrapper attributes, e.g. {"path", "a.go"}
+	// Evidence for the audit.
+	Files    []string // paths written or edited, relative to Env.Dir when inside it
+	Command  string   // COMMAND: the command run
+	ExitCode int      // COMMAND: exit code (-1 when it did not exit)
+	Done     bool     // DONE: the worker says the work is finished
+}
