@@ -1,0 +1,105 @@
+package loop
+
+import (
+	"time"
+
+	"github.com/devagent/dev/parser"
+	"github.com/devagent/dev/tools"
+)
+
+// Event is something that happened in a run, for renderers. Name is the
+// stable `type` of the event in --json output.
+type Event interface {
+	Name() string
+}
+
+// Sink consumes events. Emit must not block for long: it runs on the loop's goroutine.
+type Sink interface {
+	Emit(Event)
+}
+
+// SessionStarted opens a run (emitted by the caller that opened the session).
+type SessionStarted struct {
+	ID      string
+	Resumed bool
+	Model   string
+	Dir     string
+}
+
+// RequestStarted: a request is about to be sent to the model.
+type RequestStarted struct {
+	Step int // 1-based number of the reply being requested
+}
+
+// Streaming carries a piece of the reply as it arrives.
+type Streaming struct {
+	Content, Reasoning string
+	Chunks             int // pieces received so far in this reply, a live token count
+}
+
+// ReplyParsed: a reply was accepted.
+type ReplyParsed struct {
+	Step     int
+	Response parser.Response
+}
+
+// ToolStarted: a tool is about to run.
+type ToolStarted struct {
+	Tool  string
+	Input string
+}
+
+// ToolFinished: a tool ran.
+type ToolFinished struct {
+	Result tools.Result
+}
+
+// FormatProblem: a reply could not be used; the model is told why.
+type FormatProblem struct {
+	Message      string
+	Attempt, Max int
+}
+
+// Retrying: a request failed and will be sent again after Wait.
+type Retrying struct {
+	Message      string
+	Attempt, Max int
+	Wait         time.Duration
+}
+
+// Warning is worth telling the user but does not stop the run.
+type Warning struct {
+	Message string
+}
+
+// Failure ends the run with an error (emitted by the caller, which knows how
+// to phrase configuration hints).
+type Failure struct {
+	Message string
+}
+
+// Finished is the last event of a run (emitted by the caller, which maps the
+// outcome to an exit code).
+type Finished struct {
+	Status       string // complete, failed, interrupted
+	ExitCode     int
+	Summary      string
+	SessionID    string
+	Loops        int
+	Tokens       int
+	FormatErrors int
+	Audits       int
+}
+
+// Name implementations: the `type` field of --json lines.
+func (SessionStarted) Name() string { return "session" }
+func (RequestStarted) Name() string { return "request" }
+func (Streaming) Name() string      { return "streaming" }
+func (ReplyParsed) Name() string    { return "response" }
+func (ToolStarted) Name() string    { return "tool_start" }
+func (ToolFinished) Name() string   { return "tool_result" }
+func (FormatProblem) Name() string  { return "format_error" }
+func (Retrying) Name() string       { return "retry" }
+func (Warning) Name() string        { return "warning" }
+func (Failure) Name() string        { return "error" }
+func (Finished) Name() string       { return "result" }

@@ -1,0 +1,382 @@
+package loop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/devagent/dev/llm"
+	"github.com/devagent/dev/sessions"
+	"github.com/devagent/dev/tools"
+)
+
+// fakeModel replays scripted replies or errors and records requests.
+type fakeModel struct {
+	script   []any // llm.Reply or error
+	requests []llm.Request
+	onStream func(ctx context.Context) // runs during the call, e.g. to cancel
+}
+
+func (m *fakeModel) Stream(ctx context.Context, req llm.Request, onDelta func(llm.Delta)) (llm.Reply, error) {
+	m.requests = append(m.requests, req)
+	if m.onStream != nil {
+		m.onStream(ctx)
+	}
+	if ctx.Err() != nil {
+		return llm.Reply{}, ctx.Err()
+	}
+	if len(m.script) == 0 {
+		return llm.Reply{}, &llm.Error{Kind: llm.KindBadRequest, Message: "script exhausted"}
+	}
+	next := m.script[0]
+	m.script = m.script[1:]
+	if err, ok := next.(error); ok {
+		return llm.Reply{}, err
+	}
+	reply := next.(llm.Reply)
+	if onDelta != nil {
+		onDelta(llm.Delta{Content: reply.Content})
+	}
+	return reply, nil
+}
+
+func text(s string) llm.Reply { return llm.Reply{Content: s, FinishReason: "stop"} }
+
+func template(tool, input string) llm.Reply {
+	return text("# Agent Response\n\n## Thoughts\nt\n\n## Tool Choice\n" + tool + "\n\n## Tool Input\n" + input + "\n")
+}
+
+// fakeTool echoes its input; fails when the input starts with "fail".
+type fakeTool struct {
+	name string
+	runs *[]string
+	run  func(ctx context.Context, input string) tools.Result
+}
+
+func (f fakeTool) Name() string   { return f.name }
+func (f fakeTool) Doc() tools.Doc { return tools.Doc{Name: f.name} }
+func (f fakeTool) Check(input string) error {
+	if input == "bad" {
+		return errors.New("input is bad")
+	}
+	return nil
+}
+func (f fakeTool) Run(ctx context.Context, _ *tools.Env, input string) tools.Result {
+	*f.runs = append(*f.runs, f.name+":"+input)
+	if f.run != nil {
+		return f.run(ctx, input)
+	}
+	res := tools.Result{Tool: f.name, OK: !strings.HasPrefix(input, "fail"), Output: "ran " + input}
+	if f.name == "DONE" {
+		res.Done, res.Output = true, input
+	}
+	return res
+}
+
+type fakeTools map[string]tools.Tool
+
+func (f fakeTools) Names() []string {
+	return []string{"ECHO", "DONE", "SLOW"}
+}
+func (f fakeTools) Lookup(name string) (tools.Tool, bool) { t, ok := f[name]; return t, ok }
+
+type memStore struct{ saves int }
+
+func (m *memStore) Save(*sessions.Session) error { m.saves++; return nil }
+
+type recorder struct{ events []Event }
+
+func (r *recorder) Emit(e Event) { r.events = append(r.events, e) }
+
+func (r *recorder) names() string {
+	var n []string
+	for _, e := range r.events {
+		if e.Name() != "streaming" {
+			n = append(n, e.Name())
+		}
+	}
+	return strings.Join(n, ",")
+}
+
+type fixture struct {
+	model *fakeModel
+	runs  []string
+	store *memStore
+	rec   *recorder
+	loop  *Loop
+	sess  *sessions.Session
+	waits []time.Duration
+}
+
+func newFixture(script ...any) *fixture {
+	f := &fixture{model: &fakeModel{script: script}, store: &memStore{}, rec: &recorder{}}
+	ts := fakeTools{}
+	for _, n := range []string{"ECHO", "DONE", "SLOW"} {
+		ts[n] = fakeTool{name: n, runs: &f.runs}
+	}
+	f.loop = &Loop{
+		Model: f.model, Tools: ts, Env: &tools.Env{}, Store: f.store, Sink: f.rec,
+		Config: Config{Model: "m", SystemPrompt: "SYSTEM", MaxLoops: 20, MaxRetries: 2,
+			Wait: func(_ context.Context, d time.Duration) error { f.waits = append(f.waits, d); return nil }},
+	}
+	f.sess = &sessions.Session{ID: "s"}
+	return f
+}
+
+func (f *fixture) run(t *testing.T) Outcome {
+	t.Helper()
+	return f.loop.Run(context.Background(), f.sess, "do it")
+}
+
+func TestRunToDone(t *testing.T) {
+	t.Parallel()
+	f := newFixture(template("ECHO", "hello"), template("DONE", "all done"))
+	o := f.run(t)
+	if o.Stop != Done || o.Summary != "all done" || o.Loops != 2 {
+		t.Fatalf("outcome %+v", o)
+	}
+	if f.sess.Status != sessions.Complete {
+		t.Errorf("status %q", f.sess.Status)
+	}
+	if got := strings.Join(f.runs, "|"); got != "ECHO:hello|DONE:all done" {
+		t.Errorf("runs %q", got)
+	}
+	// request, reply, results, reply
+	h := f.sess.History
+	if len(h) != 4 || h[0].Content != "<user_request>\ndo it\n</user_request>" || !strings.Contains(h[2].Content, "ran hello") {
+		t.Errorf("history %+v", h)
+	}
+	if req := f.model.requests[1]; req.Messages[0].Role != llm.RoleSystem || req.Messages[0].Content != "SYSTEM" || len(req.Messages) != 4 {
+		t.Errorf("second request %+v", req.Messages)
+	}
+	if f.store.saves < 3 {
+		t.Errorf("saved %d times; the session must be saved after every step", f.store.saves)
+	}
+	if got, want := f.rec.names(), "request,response,tool_start,tool_result,request,response,tool_start,tool_result"; got != want {
+		t.Errorf("events %s, want %s", got, want)
+	}
+}
+
+func TestFormatErrorRemovedAfterRecovery(t *testing.T) {
+	t.Parallel()
+	f := newFixture(text("garbage reply"), template("DONE", "ok"))
+	o := f.run(t)
+	if o.Stop != Done || o.FormatErrors != 1 {
+		t.Fatalf("outcome %+v", o)
+	}
+	second := f.model.requests[1].Messages
+	if len(second) != 4 || second[2].Content != "garbage reply" || !strings.Contains(second[3].Content, "could not be used") {
+		t.Fatalf("the failed attempt and its error were not sent: %+v", second)
+	}
+	for _, m := range f.sess.History {
+		if strings.Contains(m.Content, "garbage") || strings.Contains(m.Content, "could not be used") {
+			t.Errorf("history keeps the failed attempt: %q", m.Content)
+		}
+	}
+	if len(f.sess.History) != 2 {
+		t.Errorf("history %+v", f.sess.History)
+	}
+}
+
+func TestFormatRetriesExhausted(t *testing.T) {
+	t.Parallel()
+	f := newFixture(text("a"), text("b"), text("c"), text("d"))
+	o := f.run(t)
+	if o.Stop != FormatFailed || len(f.model.requests) != 3 || o.FormatErrors != 3 {
+		t.Fatalf("outcome %+v after %d requests", o, len(f.model.requests))
+	}
+	if f.sess.Status != sessions.Failed {
+		t.Errorf("status %q", f.sess.Status)
+	}
+	if len(f.sess.History) != 1 {
+		t.Errorf("failed attempts left in history: %+v", f.sess.History)
+	}
+}
+
+func TestToolCheckIsAFormatError(t *testing.T) {
+	t.Parallel()
+	f := newFixture(template("ECHO", "bad"), template("DONE", "ok"))
+	o := f.run(t)
+	if o.Stop != Done || o.FormatErrors != 1 || len(f.runs) != 1 {
+		t.Fatalf("outcome %+v runs %v", o, f.runs)
+	}
+	if got := f.model.requests[1].Messages[3].Content; !strings.Contains(got, "ECHO: input is bad") {
+		t.Errorf("format error %q", got)
+	}
+}
+
+func TestCutOffReply(t *testing.T) {
+	t.Parallel()
+	cut := template("ECHO", "x")
+	cut.FinishReason = "length"
+	f := newFixture(cut, llm.Reply{Content: "", Reasoning: "hmm", FinishReason: "length"}, template("DONE", "ok"))
+	o := f.run(t)
+	if o.Stop != Done || len(f.runs) != 1 {
+		t.Fatalf("outcome %+v runs %v", o, f.runs)
+	}
+	if got := f.model.requests[1].Messages[3].Content; !strings.Contains(got, "cut off") {
+		t.Errorf("first error %q", got)
+	}
+	if got := f.model.requests[2].Messages; !strings.Contains(got[len(got)-1].Content, "reasoning used the whole output budget") {
+		t.Errorf("second error %q", got[len(got)-1].Content)
+	}
+}
+
+func TestSeveralToolsStopAtFailureAndDone(t *testing.T) {
+	t.Parallel()
+	multi := func(calls ...string) llm.Reply {
+		s := "# Agent Response\n\n## Thoughts\nt\n"
+		for i := 0; i < len(calls); i += 2 {
+			s += "\n## Tool Choice\n" + calls[i] + "\n\n## Tool Input\n" + calls[i+1] + "\n"
+		}
+		return text(s)
+	}
+	f := newFixture(
+		multi("ECHO", "one", "ECHO", "fail two", "ECHO", "three"),
+		multi("ECHO", "four", "DONE", "finished", "ECHO", "never"),
+	)
+	o := f.run(t)
+	if o.Stop != Done || o.Summary != "finished" {
+		t.Fatalf("outcome %+v", o)
+	}
+	if got := strings.Join(f.runs, "|"); got != "ECHO:one|ECHO:fail two|ECHO:four|DONE:finished" {
+		t.Errorf("runs %q", got)
+	}
+	results := f.model.requests[1].Messages[3].Content
+	if !strings.Contains(results, "ran one") || !strings.Contains(results, "ran fail two") || !strings.Contains(results, "Not run") {
+		t.Errorf("results message %q", results)
+	}
+}
+
+func TestAPIRetries(t *testing.T) {
+	t.Parallel()
+	transient := &llm.Error{Kind: llm.KindServer, Status: 500, Message: "boom"}
+	f := newFixture(transient, &llm.Error{Kind: llm.KindRateLimit, Status: 429, RetryAfter: 7 * time.Second}, template("DONE", "ok"))
+	o := f.run(t)
+	if o.Stop != Done || len(f.model.requests) != 3 {
+		t.Fatalf("outcome %+v", o)
+	}
+	if len(f.waits) != 2 || f.waits[1] != 7*time.Second {
+		t.Errorf("waits %v: want two, the second honouring Retry-After", f.waits)
+	}
+
+	f = newFixture(transient, transient, transient, template("DONE", "ok"))
+	o = f.run(t)
+	if o.Stop != Failed || !errors.Is(o.Err, ErrRetriesExhausted) || len(f.model.requests) != 3 {
+		t.Fatalf("outcome %+v after %d requests", o, len(f.model.requests))
+	}
+	var apiErr *llm.Error
+	if !errors.As(o.Err, &apiErr) || apiErr.Status != 500 {
+		t.Errorf("the last API error is not kept: %v", o.Err)
+	}
+}
+
+func TestFatalAPIErrorsAreNotRetried(t *testing.T) {
+	t.Parallel()
+	for _, kind := range []llm.Kind{llm.KindAuth, llm.KindModelNotFound, llm.KindBadRequest, llm.KindUnreachable} {
+		f := newFixture(&llm.Error{Kind: kind}, template("DONE", "ok"))
+		if o := f.run(t); o.Stop != Failed || len(f.model.requests) != 1 {
+			t.Errorf("kind %d: outcome %+v after %d requests", kind, o, len(f.model.requests))
+		}
+	}
+}
+
+func TestUnreachableAfterAnAnswerIsRetried(t *testing.T) {
+	t.Parallel()
+	f := newFixture(template("ECHO", "a"), &llm.Error{Kind: llm.KindUnreachable}, template("DONE", "ok"))
+	if o := f.run(t); o.Stop != Done || len(f.model.requests) != 3 {
+		t.Fatalf("outcome %+v", o)
+	}
+}
+
+func TestMaxLoops(t *testing.T) {
+	t.Parallel()
+	var script []any
+	for i := range 10 {
+		script = append(script, template("ECHO", fmt.Sprint(i)))
+	}
+	f := newFixture(script...)
+	f.loop.MaxLoops = 4
+	if o := f.run(t); o.Stop != MaxLoops || o.Loops != 4 || len(f.model.requests) != 4 {
+		t.Fatalf("outcome %+v", o)
+	}
+}
+
+func TestRepeatDetection(t *testing.T) {
+	t.Parallel()
+	var script []any
+	for range 6 {
+		script = append(script, template("ECHO", "same"))
+	}
+	f := newFixture(script...)
+	o := f.run(t)
+	if o.Stop != Looping || len(f.model.requests) != 4 {
+		t.Fatalf("outcome %+v after %d requests", o, len(f.model.requests))
+	}
+	if got := f.model.requests[3].Messages; !strings.Contains(got[len(got)-1].Content, "change your approach") {
+		t.Errorf("no warning to the model: %q", got[len(got)-1].Content)
+	}
+}
+
+func TestInterruptDuringTool(t *testing.T) {
+	t.Parallel()
+	f := newFixture(template("SLOW", "x"), template("DONE", "never"))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	f.loop.Tools.(fakeTools)["SLOW"] = fakeTool{name: "SLOW", runs: &f.runs, run: func(ctx context.Context, _ string) tools.Result {
+		cancel()
+		return tools.Result{Tool: "SLOW", Output: "interrupted"}
+	}}
+	o := f.loop.Run(ctx, f.sess, "do it")
+	if o.Stop != Interrupted || f.sess.Status != sessions.Interrupted {
+		t.Fatalf("outcome %+v status %q", o, f.sess.Status)
+	}
+	last := f.sess.History[len(f.sess.History)-1]
+	if last.Role != llm.RoleUser || !strings.Contains(last.Content, "interrupted this step") {
+		t.Errorf("last message %+v", last)
+	}
+}
+
+func TestInterruptDuringRequestAfterFormatError(t *testing.T) {
+	t.Parallel()
+	f := newFixture(text("garbage"))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	f.model.onStream = func(context.Context) {
+		if len(f.model.requests) == 2 {
+			cancel()
+		}
+	}
+	o := f.loop.Run(ctx, f.sess, "do it")
+	if o.Stop != Interrupted {
+		t.Fatalf("outcome %+v", o)
+	}
+	h := f.sess.History
+	if len(h) != 2 || strings.Contains(h[1].Content, "could not be used") || !strings.Contains(h[1].Content, "interrupted") {
+		t.Errorf("history %+v", h)
+	}
+}
+
+func TestTaskListKeptWhenOmitted(t *testing.T) {
+	t.Parallel()
+	withTasks := text("# Agent Response\n\n## Thoughts\nt\n\n## Task List\n[x] one\n[~] two\n\n## Tool Choice\nECHO\n\n## Tool Input\na\n")
+	f := newFixture(withTasks, template("DONE", "ok"))
+	f.run(t)
+	if len(f.sess.TaskList) != 2 || f.sess.TaskList[1].Status != "in-progress" {
+		t.Errorf("task list %+v", f.sess.TaskList)
+	}
+}
+
+func TestUsageCounted(t *testing.T) {
+	t.Parallel()
+	r := template("DONE", "ok")
+	r.Usage = &llm.Usage{PromptTokens: 100, CompletionTokens: 20, TotalTokens: 120}
+	f := newFixture(r)
+	f.run(t)
+	if f.sess.TotalTokens != 120 {
+		t.Errorf("totalTokens %d", f.sess.TotalTokens)
+	}
+}
