@@ -1,0 +1,64 @@
+// Package ui renders loop events for people and programs: the terminal
+// renderer (progress on stderr, spinner and colours only on a terminal) and
+// the JSON-lines renderer. It owns the process's streams and their
+// terminal-ness; nothing else in dev writes to the terminal.
+package ui
+
+import (
+	"io"
+	"os"
+	"runtime"
+	"strings"
+
+	"golang.org/x/term"
+)
+
+// Streams are the process's standard streams and what is known about them.
+type Streams struct {
+	In  io.Reader
+	Out io.Writer
+	Err io.Writer
+
+	InTTY, OutTTY, ErrTTY bool
+	Color                 bool // colour on stderr
+	Unicode               bool // the locale can show box-drawing and braille characters
+	Width                 int  // of the terminal on stderr; 80 when unknown
+}
+
+// Env looks up an environment variable.
+type Env func(string) string
+
+// System returns the real streams, with colour off when NO_COLOR is set or
+// stderr is not a terminal.
+func System(env Env) *Streams {
+	s := &Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Width: 80}
+	s.InTTY = term.IsTerminal(int(os.Stdin.Fd()))
+	s.OutTTY = term.IsTerminal(int(os.Stdout.Fd()))
+	s.ErrTTY = term.IsTerminal(int(os.Stderr.Fd()))
+	if s.ErrTTY {
+		if w, _, err := term.GetSize(int(os.Stderr.Fd())); err == nil && w > 0 {
+			s.Width = w
+		}
+	}
+	_, noColor := lookup(env, "NO_COLOR")
+	s.Color = s.ErrTTY && !noColor && env("TERM") != "dumb"
+	s.Unicode = unicodeLocale(env)
+	return s
+}
+
+func lookup(env Env, key string) (string, bool) {
+	v := env(key)
+	return v, v != ""
+}
+
+// unicodeLocale reports whether the locale is UTF-8. Windows terminals
+// render UTF-8 without any locale variable; elsewhere none means the C locale.
+func unicodeLocale(env Env) bool {
+	for _, key := range []string{"LC_ALL", "LC_CTYPE", "LANG"} {
+		if v := env(key); v != "" {
+			v = strings.ToLower(v)
+			return strings.Contains(v, "utf-8") || strings.Contains(v, "utf8")
+		}
+	}
+	return runtime.GOOS == "windows"
+}

@@ -1,0 +1,294 @@
+package ui
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/briandowns/spinner"
+	"github.com/fatih/color"
+
+	"github.com/devagent/dev/loop"
+	"github.com/devagent/dev/parser"
+	"github.com/devagent/dev/tools"
+)
+
+// Verbosity of the terminal renderer.
+type Verbosity int
+
+// Verbosity levels.
+const (
+	Quiet   Verbosity = -1 // one line per tool
+	Normal  Verbosity = 0  // one line per step, tools with a one-line result
+	Verbose Verbosity = 1  // full thoughts, reasoning and tool outputs
+)
+
+// symbols used by the renderer, with ASCII fallbacks.
+type symbols struct {
+	tool, ok, fail, warn, retry, arrow, ellipsis string
+}
+
+var (
+	unicodeSymbols = symbols{"▸", "✓", "✗", "!", "↻", "→", "…"}
+	asciiSymbols   = symbols{">", "ok", "x", "!", "~", "->", "..."}
+)
+
+// Terminal renders events as concise progress on stderr.
+type Terminal struct {
+	w       io.Writer
+	level   Verbosity
+	width   int
+	sym     symbols
+	spin    *spinner.Spinner // nil when stderr is not a terminal
+	dim     *color.Color
+	bold    *color.Color
+	toolC   *color.Color
+	red     *color.Color
+	green   *color.Color
+	yellow  *color.Color
+	cyan    *color.Color
+	mu      sync.Mutex // guards the fields below against the spinner's goroutine
+	started time.Time
+	chunks  atomic.Int64
+	tasks   string // last rendered task summary, to print only changes
+}
+
+// NewTerminal returns a renderer writing to s.Err.
+func NewTerminal(s *Streams, level Verbosity) *Terminal {
+	t := &Terminal{w: s.Err, level: level, width: s.Width, sym: asciiSymbols}
+	if s.Unicode {
+		t.sym = unicodeSymbols
+	}
+	if t.width <= 0 {
+		t.width = 80
+	}
+	mk := func(attrs ...color.Attribute) *color.Color {
+		c := color.New(attrs...)
+		if s.Color {
+			c.EnableColor()
+		} else {
+			c.DisableColor()
+		}
+		return c
+	}
+	t.dim, t.bold = mk(color.Faint), mk(color.Bold)
+	t.toolC = mk(color.Bold, color.FgYellow)
+	t.red, t.green, t.yellow, t.cyan = mk(color.FgRed), mk(color.FgGreen), mk(color.FgYellow), mk(color.FgCyan)
+	if s.ErrTTY {
+		charset := spinner.CharSets[14] // braille dots
+		if !s.Unicode {
+			charset = spinner.CharSets[9] // | / - \
+		}
+		t.spin = spinner.New(charset, 100*time.Millisecond, spinner.WithWriter(s.Err))
+		t.spin.PreUpdate = func(sp *spinner.Spinner) { sp.Suffix = t.spinnerText() }
+	}
+	return t
+}
+
+// spinnerText shows elapsed time while the server works on the prompt, then
+// a live token count once the reply streams.
+func (t *Terminal) spinnerText() string {
+	t.mu.Lock()
+	started := t.started
+	t.mu.Unlock()
+	secs := int(time.Since(started).Seconds())
+	n := t.chunks.Load()
+	if n == 0 {
+		return fmt.Sprintf(" Waiting for the model... %ds", secs)
+	}
+	return fmt.Sprintf(" Thinking... [%s tokens] %ds", thousands(n), secs)
+}
+
+// Emit renders one event.
+func (t *Terminal) Emit(e loop.Event) {
+	switch e := e.(type) {
+	case loop.SessionStarted:
+		verb := "new session"
+		if e.Resumed {
+			verb = "resumed session"
+		}
+		if t.level >= Normal {
+			t.line(t.dim.Sprintf("dev: %s %s %s model %s in %s", verb, e.ID, t.sym.arrow, e.Model, e.Dir))
+		}
+	case loop.RequestStarted:
+		t.mu.Lock()
+		t.started = time.Now()
+		t.mu.Unlock()
+		t.chunks.Store(0)
+		if t.spin != nil {
+			t.spin.Suffix = t.spinnerText()
+			t.spin.Start()
+		}
+	case loop.Streaming:
+		t.chunks.Store(int64(e.Chunks))
+		if t.level >= Verbose && e.Reasoning != "" && t.spin == nil {
+			io.WriteString(t.w, t.dim.Sprint(e.Reasoning))
+		}
+	case loop.ReplyParsed:
+		t.stopSpinner()
+		t.reply(e.Response)
+	case loop.ToolStarted:
+		if t.level >= Normal {
+			t.line(t.toolC.Sprint(t.sym.tool+" "+e.Tool) + " " + t.clip(inputSummary(e.Input), len(e.Tool)+3))
+		}
+	case loop.ToolFinished:
+		t.toolResult(e.Result)
+	case loop.FormatProblem:
+		t.stopSpinner()
+		t.line(t.yellow.Sprintf("%s reply not in the expected format (%d/%d): ", t.sym.warn, e.Attempt, e.Max) + t.clip(firstLine(e.Message), 40))
+		if t.level >= Verbose {
+			t.block(e.Message, t.dim)
+		}
+	case loop.Retrying:
+		t.stopSpinner()
+		t.line(t.yellow.Sprintf("%s %s; retrying in %s (%d/%d)", t.sym.retry, firstLine(e.Message), e.Wait.Round(time.Second), e.Attempt, e.Max))
+	case loop.Warning:
+		t.stopSpinner()
+		t.line(t.yellow.Sprintf("%s %s", t.sym.warn, e.Message))
+	case loop.Failure:
+		t.stopSpinner()
+		t.line(t.red.Sprintf("%s %s", t.sym.fail, e.Message))
+	case loop.Finished:
+		t.stopSpinner()
+		t.finished(e)
+	}
+}
+
+func (t *Terminal) reply(r parser.Response) {
+	if t.level >= Verbose && r.Reasoning != "" {
+		t.block(r.Reasoning, t.dim)
+	}
+	if t.level < Normal {
+		return
+	}
+	if r.Thoughts != "" {
+		if t.level >= Verbose {
+			t.block(r.Thoughts, t.dim)
+		} else {
+			t.line(t.dim.Sprint(t.clip(firstLine(r.Thoughts), 0)))
+		}
+	}
+	if r.HasTaskList {
+		if s := t.taskSummary(r.Tasks); s != t.tasks {
+			t.tasks = s
+			t.line(s)
+		}
+	}
+}
+
+// taskSummary is one line: progress and the task in progress.
+func (t *Terminal) taskSummary(tasks []parser.Task) string {
+	done, current := 0, ""
+	for _, task := range tasks {
+		switch task.Status {
+		case parser.Complete:
+			done++
+		case parser.InProgress:
+			if current == "" {
+				current = task.Text
+			}
+		}
+	}
+	s := t.cyan.Sprintf("tasks %d/%d", done, len(tasks))
+	if current != "" {
+		s += " " + t.clip(current, 14)
+	}
+	return s
+}
+
+func (t *Terminal) toolResult(r tools.Result) {
+	mark, c := t.sym.ok, t.green
+	if !r.OK {
+		mark, c = t.sym.fail, t.red
+	}
+	switch {
+	case t.level == Quiet:
+		t.line(fmt.Sprintf("%s %s %s", c.Sprint(mark), r.Tool, t.clip(r.Summary, len(r.Tool)+4)))
+	case t.level >= Verbose:
+		t.line("  " + c.Sprint(mark))
+		t.block(r.Output, nil)
+	case r.Done:
+		// The summary is printed once, by Finished.
+	default:
+		t.line("  " + c.Sprint(mark) + " " + t.clip(firstLine(r.Output), 4))
+	}
+}
+
+func (t *Terminal) finished(e loop.Finished) {
+	switch e.Status {
+	case "complete":
+		t.line(t.green.Sprintf("%s done in %d steps", t.sym.ok, e.Loops))
+	case "interrupted":
+		t.line(t.yellow.Sprintf("%s interrupted; the session is saved: dev --resume continues it", t.sym.warn))
+	default:
+		t.line(t.red.Sprintf("%s failed after %d steps (exit %d)", t.sym.fail, e.Loops, e.ExitCode))
+	}
+}
+
+func (t *Terminal) stopSpinner() {
+	if t.spin != nil {
+		t.spin.Stop()
+	}
+}
+
+func (t *Terminal) line(s string) {
+	fmt.Fprintln(t.w, s)
+}
+
+// block prints multi-line text indented, optionally coloured.
+func (t *Terminal) block(text string, c *color.Color) {
+	text = strings.TrimRight(text, "\n")
+	if text == "" {
+		return
+	}
+	for _, l := range strings.Split(text, "\n") {
+		if c != nil {
+			l = c.Sprint(l)
+		}
+		fmt.Fprintln(t.w, "    "+l)
+	}
+}
+
+// clip shortens s to the terminal width minus used columns.
+func (t *Terminal) clip(s string, used int) string {
+	max := t.width - used - 1
+	if max < 10 {
+		max = 10
+	}
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:max-1]) + t.sym.ellipsis
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// inputSummary is the first meaningful line of a tool input, skipping fences.
+func inputSummary(input string) string {
+	for _, l := range strings.Split(input, "\n") {
+		l = strings.TrimSpace(l)
+		if l != "" && !strings.HasPrefix(l, "```") && !strings.HasPrefix(l, "~~~") {
+			return l
+		}
+	}
+	return ""
+}
+
+func thousands(n int64) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
