@@ -1,0 +1,217 @@
+// Package e2e runs the dev binary as users do, against a scripted mock
+// OpenAI server, and checks what they would see: exit codes, stdout, files
+// written, the requests the server got and the session files left behind.
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/devagent/dev/llm/llmtest"
+	"github.com/devagent/dev/sessions"
+)
+
+// binary is the dev executable built once for the whole suite.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "dev-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "dev")
+	build := exec.Command("go", "build", "-o", binary, "..")
+	build.Stdout, build.Stderr = os.Stdout, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building dev:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// world is one user's machine: a config home, a project directory and a
+// model server.
+type world struct {
+	t     *testing.T
+	home  string // DEV_AGENT_HOME
+	dir   string // the project, dev's working directory
+	srv   *llmtest.Server
+	extra []string // extra environment variables
+}
+
+// newWorld writes config.json pointing at a fresh mock server; cfg entries
+// override the test defaults.
+func newWorld(t *testing.T, cfg map[string]any) *world {
+	t.Helper()
+	t.Parallel()
+	w := &world{t: t, home: t.TempDir(), dir: t.TempDir(), srv: llmtest.New("mock-model", "other-model")}
+	t.Cleanup(w.srv.Close)
+	conf := map[string]any{
+		"apiUrl":              w.srv.BaseURL(),
+		"model":               "mock-model",
+		"maxRetriesAutomated": 3,
+		"commandTimeout":      10,
+		"requestTimeout":      20,
+	}
+	for k, v := range cfg {
+		conf[k] = v
+	}
+	w.writeConfig(conf)
+	return w
+}
+
+func (w *world) writeConfig(conf map[string]any) {
+	w.t.Helper()
+	data, err := json.MarshalIndent(conf, "", "  ")
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(w.home, "config.json"), data, 0o600); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+func (w *world) command(ctx context.Context, args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
+	cmd := exec.CommandContext(ctx, binary, args...)
+	cmd.Dir = w.dir
+	cmd.Env = append([]string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + w.home,
+		"DEV_AGENT_HOME=" + w.home,
+		"LANG=C.UTF-8",
+	}, w.extra...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	return cmd, &stdout, &stderr
+}
+
+// run runs dev to completion (with a generous deadline) and returns what it did.
+func (w *world) run(args ...string) result {
+	w.t.Helper()
+	return w.runInput("", args...)
+}
+
+func (w *world) runInput(stdin string, args ...string) result {
+	w.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd, stdout, stderr := w.command(ctx, args...)
+	cmd.Stdin = strings.NewReader(stdin)
+	err := cmd.Run()
+	code := 0
+	if err != nil {
+		exit, ok := err.(*exec.ExitError)
+		if !ok {
+			w.t.Fatalf("running dev %q: %v", args, err)
+		}
+		code = exit.ExitCode()
+	}
+	if ctx.Err() != nil {
+		w.t.Fatalf("dev %q did not finish in time; stderr:\n%s", args, stderr)
+	}
+	return result{stdout.String(), stderr.String(), code}
+}
+
+func (w *world) write(rel, content string) {
+	w.t.Helper()
+	path := filepath.Join(w.dir, rel)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		w.t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+func (w *world) read(rel string) string {
+	w.t.Helper()
+	data, err := os.ReadFile(filepath.Join(w.dir, rel))
+	if err != nil {
+		w.t.Fatalf("reading %s: %v", rel, err)
+	}
+	return string(data)
+}
+
+// sessionFiles returns the sessions stored, by id.
+func (w *world) sessions() map[string]*sessions.Session {
+	w.t.Helper()
+	files, _ := filepath.Glob(filepath.Join(w.home, "sessions", "*.json"))
+	out := map[string]*sessions.Session{}
+	for _, f := range files {
+		if filepath.Base(f) == "directory-map.json" {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		var s sessions.Session
+		if err := json.Unmarshal(data, &s); err != nil {
+			w.t.Fatalf("session file %s is not valid JSON: %v\n%s", f, err, data)
+		}
+		out[s.ID] = &s
+	}
+	return out
+}
+
+// onlySession returns the single session stored.
+func (w *world) onlySession() *sessions.Session {
+	w.t.Helper()
+	all := w.sessions()
+	if len(all) != 1 {
+		w.t.Fatalf("want exactly one session, have %d", len(all))
+	}
+	for _, s := range all {
+		return s
+	}
+	return nil
+}
+
+func (r result) expect(t *testing.T, code int) {
+	t.Helper()
+	if r.code != code {
+		t.Fatalf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, code, r.stdout, r.stderr)
+	}
+}
+
+func reply(thoughts, tool, input string) llmtest.Response {
+	return llmtest.Response{Content: llmtest.Reply(thoughts, tool, input)}
+}
+
+func done(summary string) llmtest.Response {
+	return reply("All done.", "DONE", summary)
+}
+
+// lastUser is the content of the last user message of a request.
+func lastUser(req llmtest.Request) string {
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		if req.Messages[i].Role == "user" {
+			return req.Messages[i].Content
+		}
+	}
+	return ""
+}
+
+func allContent(req llmtest.Request) string {
+	var b strings.Builder
+	for _, m := range req.Messages {
+		b.WriteString(m.Content + "\n")
+	}
+	return b.String()
+}

@@ -1,0 +1,563 @@
+package e2e
+
+import (
+	"encoding/json"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/devagent/dev/llm"
+	"github.com/devagent/dev/llm/llmtest"
+)
+
+const helloGo = "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"Hello\")\n}\n"
+
+// readme is written through a sloppily nested fence, as models do.
+const readme = "# Hello\n\nRun it:\n\n```bash\ngo run ./src\n```\n\nThat is all.\n"
+
+func TestMultiStepTask(t *testing.T) {
+	w := newWorld(t, nil)
+	w.srv.Script(
+		llmtest.Response{Content: llmtest.Template("Start with a log.", "[~] set up\n[ ] write code",
+			llmtest.Call{Tool: "COMMAND", Input: "mkdir -p src && echo started > log.txt && echo made"})},
+		reply("Write the program.", "WRITE_FILE", "\"src/hello.go\"\n\n```go\n"+helloGo+"```"),
+		reply("Write the readme.", "WRITE_FILE", "README.md\n\n```markdown\n"+readme+"```"),
+		reply("Greet the world.", "FIND_AND_REPLACE_IN_FILE",
+			"\"src/hello.go\"\n\n```find\n\tfmt.Println(\"Hello\")\n```\n\n```replace\n\tfmt.Println(\"Hello, world\")\n```"),
+		reply("Check it.", "READ_FILE", "\"src/hello.go\""),
+		llmtest.Response{Content: llmtest.Template("Finished.", "[x] set up\n[x] write code",
+			llmtest.Call{Tool: "DONE", Input: "Wrote src/hello.go and README.md."}),
+			Usage: &llm.Usage{PromptTokens: 900, CompletionTokens: 40, TotalTokens: 940}},
+	)
+	r := w.run("-p", "write a hello world with a readme")
+	r.expect(t, 0)
+
+	if r.stdout != "Wrote src/hello.go and README.md.\n" {
+		t.Errorf("stdout = %q, want the summary and one newline", r.stdout)
+	}
+	if got := w.read("log.txt"); got != "started\n" {
+		t.Errorf("log.txt = %q", got)
+	}
+	if got, want := w.read("src/hello.go"), strings.Replace(helloGo, `"Hello"`, `"Hello, world"`, 1); got != want {
+		t.Errorf("src/hello.go = %q, want %q", got, want)
+	}
+	if got := w.read("README.md"); got != readme {
+		t.Errorf("README.md = %q, want %q", got, readme)
+	}
+
+	reqs := w.srv.Requests()
+	if len(reqs) != 6 {
+		t.Fatalf("server saw %d requests, want 6", len(reqs))
+	}
+	for i, req := range reqs {
+		checkRequestShape(t, i, req)
+	}
+	if got := lastUser(reqs[1]); !strings.Contains(got, `tool="COMMAND"`) || !strings.Contains(got, "made") || !strings.Contains(got, "0") {
+		t.Errorf("COMMAND result sent to the model = %q", got)
+	}
+	if got := lastUser(reqs[5]); !strings.Contains(got, `tool="READ_FILE"`) || !strings.Contains(got, `fmt.Println("Hello, world")`) {
+		t.Errorf("READ_FILE result sent to the model = %q", got)
+	}
+	first := reqs[0].Messages
+	if first[0].Role != "system" || !strings.Contains(first[0].Content, "# Agent Response") {
+		t.Errorf("first message is not the system prompt: %+v", first[0])
+	}
+	if !strings.Contains(first[1].Content, "<user_request>\nwrite a hello world with a readme\n</user_request>") {
+		t.Errorf("request not wrapped: %q", first[1].Content)
+	}
+
+	s := w.onlySession()
+	if s.Status != "complete" || s.OriginalPrompt != "write a hello world with a readme" {
+		t.Errorf("session status %q prompt %q", s.Status, s.OriginalPrompt)
+	}
+	if s.WorkingDirectory != w.dir {
+		t.Errorf("workingDirectory = %q, want %q", s.WorkingDirectory, w.dir)
+	}
+	if len(s.TaskList) != 2 || s.TaskList[0].Status != "complete" || s.TaskList[1].Text != "write code" {
+		t.Errorf("taskList = %+v", s.TaskList)
+	}
+	// History: request + 6 replies + 5 results; no system prompt.
+	if len(s.History) != 12 || s.History[0].Role != "user" || s.History[11].Role != "assistant" {
+		t.Errorf("history has %d messages: %+v", len(s.History), s.History)
+	}
+	if s.TotalTokens < 940 {
+		t.Errorf("totalTokens = %d, want at least the server's 940", s.TotalTokens)
+	}
+}
+
+// checkRequestShape asserts what every request must look like (SPEC §10).
+func checkRequestShape(t *testing.T, i int, req llmtest.Request) {
+	t.Helper()
+	if req.Model != "mock-model" {
+		t.Errorf("request %d: model %q", i, req.Model)
+	}
+	for _, key := range []string{"tools", "tool_choice", "functions"} {
+		if _, ok := req.Raw[key]; ok {
+			t.Errorf("request %d sends %q", i, key)
+		}
+	}
+	if so, _ := req.Raw["stream_options"].(map[string]any); so["include_usage"] != true {
+		t.Errorf("request %d: stream_options = %v", i, req.Raw["stream_options"])
+	}
+	if req.Raw["stream"] != true {
+		t.Errorf("request %d is not streamed", i)
+	}
+	msgs := req.Messages
+	if len(msgs) < 2 || msgs[0].Role != "system" {
+		t.Fatalf("request %d: messages %+v", i, msgs)
+	}
+	for j := 1; j < len(msgs); j++ {
+		want := "user"
+		if j%2 == 0 {
+			want = "assistant"
+		}
+		if msgs[j].Role != want || strings.TrimSpace(msgs[j].Content) == "" {
+			t.Errorf("request %d message %d: role %q (want %q), content %q", i, j, msgs[j].Role, want, msgs[j].Content)
+		}
+	}
+}
+
+func TestFormatErrorThenRecovery(t *testing.T) {
+	w := newWorld(t, nil)
+	garbage := "Sure! I will list the directory now."
+	w.srv.Script(
+		llmtest.Response{Content: garbage},
+		reply("Look around.", "LIST_DIRECTORY", "."),
+		done("Looked."),
+	)
+	r := w.run("-p", "look around")
+	r.expect(t, 0)
+	reqs := w.srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want 3", len(reqs))
+	}
+	feedback := lastUser(reqs[1])
+	if !strings.Contains(feedback, "Tool Choice") || !strings.Contains(feedback, "# Agent Response") {
+		t.Errorf("the format error sent to the model does not say what is missing and how to answer:\n%s", feedback)
+	}
+	if !strings.Contains(allContent(reqs[1]), garbage) {
+		t.Errorf("the rejected reply is not shown to the model with its error")
+	}
+	if strings.Contains(allContent(reqs[2]), garbage) || strings.Contains(allContent(reqs[2]), feedback) {
+		t.Errorf("after recovery the failed attempt and its error are still in history")
+	}
+	for _, m := range w.onlySession().History {
+		if strings.Contains(m.Content, garbage) {
+			t.Errorf("session history keeps the failed attempt: %q", m.Content)
+		}
+	}
+	if !strings.Contains(r.stderr, "format") {
+		t.Errorf("stderr does not mention the format error:\n%s", r.stderr)
+	}
+}
+
+func TestFormatRetriesExhausted(t *testing.T) {
+	w := newWorld(t, map[string]any{"maxRetriesAutomated": 2})
+	for range 5 {
+		w.srv.Script(llmtest.Response{Content: "I refuse to use the template."})
+	}
+	r := w.run("-p", "do something")
+	r.expect(t, 5)
+	if n := len(w.srv.Requests()); n != 3 {
+		t.Errorf("%d requests, want 3 (one try and two retries)", n)
+	}
+	if r.stdout != "" {
+		t.Errorf("stdout = %q, want nothing", r.stdout)
+	}
+	if s := w.onlySession(); s.Status != "failed" {
+		t.Errorf("status %q, want failed", s.Status)
+	}
+}
+
+func TestMaxLoops(t *testing.T) {
+	w := newWorld(t, map[string]any{"maxLoops": 3})
+	for i := range 5 {
+		w.srv.Script(reply("Keep looking.", "LIST_DIRECTORY", strings.Repeat("./", i+1)))
+	}
+	r := w.run("-p", "never finish")
+	r.expect(t, 4)
+	if n := len(w.srv.Requests()); n != 3 {
+		t.Errorf("%d requests, want 3", n)
+	}
+	if !strings.Contains(r.stderr, "maxLoops") {
+		t.Errorf("stderr does not name maxLoops:\n%s", r.stderr)
+	}
+}
+
+func TestRepeatedStepIsALoop(t *testing.T) {
+	w := newWorld(t, nil)
+	for range 6 {
+		w.srv.Script(reply("Read it again.", "READ_FILE", "a.txt"))
+	}
+	w.write("a.txt", "same\n")
+	r := w.run("-p", "read a.txt")
+	r.expect(t, 5)
+	reqs := w.srv.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d requests, want 4 (told at the third, failed at the fourth)", len(reqs))
+	}
+	if got := lastUser(reqs[3]); !strings.Contains(got, "change your approach") {
+		t.Errorf("the model was not told it is looping: %q", got)
+	}
+}
+
+func TestServerErrorThenSuccess(t *testing.T) {
+	w := newWorld(t, nil)
+	w.srv.Script(
+		llmtest.Response{Status: 500, Body: `{"error":{"message":"boom","type":"server_error"}}`, Header: map[string]string{"Retry-After": "0"}},
+		done("Recovered."),
+	)
+	r := w.run("-p", "try")
+	r.expect(t, 0)
+	if r.stdout != "Recovered.\n" {
+		t.Errorf("stdout = %q", r.stdout)
+	}
+	if n := len(w.srv.Requests()); n != 2 {
+		t.Errorf("%d requests, want 2", n)
+	}
+	if !strings.Contains(r.stderr, "retrying") {
+		t.Errorf("stderr does not show the retry:\n%s", r.stderr)
+	}
+}
+
+func TestUnauthorizedFailsAtOnce(t *testing.T) {
+	w := newWorld(t, map[string]any{"apiKey": "sk-wrong"})
+	w.srv.Script(
+		llmtest.Response{Status: 401, Body: `{"error":{"message":"Invalid API key","type":"invalid_request_error"}}`},
+		done("never"),
+	)
+	r := w.run("-p", "try")
+	r.expect(t, 1)
+	reqs := w.srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests, want exactly 1", len(reqs))
+	}
+	if got := reqs[0].Header.Get("Authorization"); got != "Bearer sk-wrong" {
+		t.Errorf("Authorization = %q", got)
+	}
+	if !strings.Contains(r.stderr, "apiKey") || !strings.Contains(r.stderr, "401") {
+		t.Errorf("stderr does not explain the authentication failure:\n%s", r.stderr)
+	}
+}
+
+func TestNoAuthorizationHeaderWithoutKey(t *testing.T) {
+	w := newWorld(t, nil)
+	w.srv.Script(done("ok"))
+	w.run("-p", "x").expect(t, 0)
+	if got := w.srv.Requests()[0].Header.Get("Authorization"); got != "" {
+		t.Errorf("Authorization = %q, want none", got)
+	}
+}
+
+func TestConnectionRefused(t *testing.T) {
+	w := newWorld(t, nil)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + ln.Addr().String() + "/v1"
+	ln.Close()
+	w.writeConfig(map[string]any{"apiUrl": url, "model": "mock-model"})
+	start := time.Now()
+	r := w.run("-p", "anything")
+	r.expect(t, 1)
+	if !strings.Contains(r.stderr, url) || !strings.Contains(r.stderr, "apiUrl") {
+		t.Errorf("stderr does not name the URL and how to change it:\n%s", r.stderr)
+	}
+	if time.Since(start) > 20*time.Second {
+		t.Errorf("took %v: a server that never answered should fail at once", time.Since(start))
+	}
+}
+
+func TestUnknownModel(t *testing.T) {
+	w := newWorld(t, nil)
+	w.srv.Script(llmtest.Response{Status: 404,
+		Body: `{"error":{"message":"model 'no-such-model' not found","type":"api_error","param":null,"code":null}}`})
+	r := w.run("-p", "anything", "--model", "no-such-model")
+	r.expect(t, 1)
+	if n := len(w.srv.Requests()); n != 1 {
+		t.Errorf("%d chat requests, want 1", n)
+	}
+	for _, want := range []string{"no-such-model", "mock-model", "other-model"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+}
+
+func TestResumeContinuesHistory(t *testing.T) {
+	w := newWorld(t, nil)
+	w.srv.Script(
+		reply("Create it.", "WRITE_FILE", "notes.txt\n```\nfirst\n```"),
+		done("Created notes.txt."),
+	)
+	w.run("-p", "create notes.txt").expect(t, 0)
+	id := w.onlySession().ID
+
+	w.srv.Script(done("Still here."))
+	r := w.run("--resume", "-p", "what did you do?")
+	r.expect(t, 0)
+	if r.stdout != "Still here.\n" {
+		t.Errorf("stdout = %q", r.stdout)
+	}
+	reqs := w.srv.Requests()
+	last := reqs[len(reqs)-1]
+	content := allContent(last)
+	for _, want := range []string{"create notes.txt", "Created notes.txt.", "what did you do?"} {
+		if !strings.Contains(content, want) {
+			t.Errorf("resumed request lacks %q", want)
+		}
+	}
+	checkRequestShape(t, len(reqs)-1, last)
+	all := w.sessions()
+	if len(all) != 1 || all[id] == nil {
+		t.Fatalf("resume created a new session: %v", all)
+	}
+	if s := all[id]; s.OriginalPrompt != "create notes.txt" || s.Status != "complete" {
+		t.Errorf("session after resume: prompt %q status %q", s.OriginalPrompt, s.Status)
+	}
+}
+
+func TestResumeWithNothingToResume(t *testing.T) {
+	w := newWorld(t, nil)
+	r := w.run("--resume", "-p", "go on")
+	r.expect(t, 2)
+	if !strings.Contains(r.stderr, "nothing to resume") {
+		t.Errorf("stderr:\n%s", r.stderr)
+	}
+	if n := len(w.srv.Requests()); n != 0 {
+		t.Errorf("%d requests, want none", n)
+	}
+}
+
+func TestSessionFlagCreatesThenContinues(t *testing.T) {
+	w := newWorld(t, nil)
+	id := "3b241101-e2bb-4255-8caf-4136c566a962"
+	w.srv.Script(done("one"), done("two"))
+	w.run("--session", id, "-p", "first").expect(t, 0)
+	w.run("--session", id, "-p", "second").expect(t, 0)
+	all := w.sessions()
+	if len(all) != 1 || all[id] == nil {
+		t.Fatalf("sessions: %v", all)
+	}
+	if n := len(all[id].History); n != 4 {
+		t.Errorf("history has %d messages, want 4", n)
+	}
+	if r := w.run("--session", "not-a-uuid", "-p", "x"); r.code != 2 {
+		t.Errorf("bad session id: exit %d, want 2", r.code)
+	}
+}
+
+func TestJSONLines(t *testing.T) {
+	w := newWorld(t, nil)
+	w.srv.Script(
+		reply("Look.", "LIST_DIRECTORY", "."),
+		done("Listed."),
+	)
+	r := w.run("-p", "list", "--json")
+	r.expect(t, 0)
+	lines := strings.Split(strings.TrimRight(r.stdout, "\n"), "\n")
+	var types []string
+	var last map[string]any
+	for _, line := range lines {
+		var ev map[string]any
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("stdout line is not JSON: %q (%v)", line, err)
+		}
+		types = append(types, ev["type"].(string))
+		last = ev
+	}
+	joined := strings.Join(types, ",")
+	for _, want := range []string{"session", "response", "tool_result", "result"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("no %q event in %s", want, joined)
+		}
+	}
+	if types[0] != "session" || last["type"] != "result" {
+		t.Errorf("events: %s", joined)
+	}
+	if last["status"] != "complete" || last["exitCode"] != 0.0 || last["summary"] != "Listed." || last["sessionId"] == "" {
+		t.Errorf("result event: %v", last)
+	}
+}
+
+func TestInvalidConfig(t *testing.T) {
+	w := newWorld(t, nil)
+	if err := os.WriteFile(filepath.Join(w.home, "config.json"), []byte("{\n  \"model\": \"x\",\n  \"maxLoops\": \"many\"\n}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := w.run("-p", "x")
+	r.expect(t, 2)
+	if !strings.Contains(r.stderr, "config.json") || !strings.Contains(r.stderr, "maxLoops") {
+		t.Errorf("stderr does not name the file and key:\n%s", r.stderr)
+	}
+	if err := os.WriteFile(filepath.Join(w.home, "config.json"), []byte("{\n  \"model\": \"x\",,\n}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r = w.run("-p", "x")
+	r.expect(t, 2)
+	if !strings.Contains(r.stderr, "config.json:2:") {
+		t.Errorf("stderr does not give line:column:\n%s", r.stderr)
+	}
+	if n := len(w.srv.Requests()); n != 0 {
+		t.Errorf("%d requests with a broken config", n)
+	}
+}
+
+func TestConfigCreatedWithDefaults(t *testing.T) {
+	w := newWorld(t, nil)
+	os.Remove(filepath.Join(w.home, "config.json"))
+	r := w.run("config", "path")
+	r.expect(t, 0)
+	if r.stdout != filepath.Join(w.home, "config.json")+"\n" {
+		t.Errorf("config path printed %q", r.stdout)
+	}
+	w.extra = []string{"DEV_API_URL=" + w.srv.BaseURL(), "DEV_MODEL=mock-model"}
+	w.srv.Script(done("ok"))
+	w.run("-p", "x").expect(t, 0)
+	st, err := os.Stat(filepath.Join(w.home, "config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm() != 0o600 {
+		t.Errorf("config.json mode %v, want 0600", st.Mode().Perm())
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	w := newWorld(t, nil)
+	for _, args := range [][]string{
+		{"--no-such-flag"},
+		{"stray-argument"},
+		{"--resume", "--session", "3b241101-e2bb-4255-8caf-4136c566a962", "-p", "x"},
+		{"-p", ""},
+	} {
+		if r := w.run(args...); r.code != 2 {
+			t.Errorf("dev %q: exit %d, want 2\n%s", args, r.code, r.stderr)
+		}
+	}
+}
+
+func TestHelpAndVersion(t *testing.T) {
+	w := newWorld(t, nil)
+	r := w.run("--help")
+	r.expect(t, 0)
+	for _, want := range []string{"-p", "--resume", "--session", "--json", "--no-audit", "EXIT CODES", "130"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("--help lacks %q", want)
+		}
+	}
+	r = w.run("--version")
+	r.expect(t, 0)
+	if !strings.HasPrefix(r.stdout, "dev ") {
+		t.Errorf("--version printed %q", r.stdout)
+	}
+}
+
+func TestInterruptDuringStream(t *testing.T) {
+	w := newWorld(t, nil)
+	w.srv.Script(llmtest.Response{Content: llmtest.Reply("Thinking hard about it", "DONE", "never"), Hang: true})
+	cmd, stdout, stderr := w.command(t.Context(), "-p", "take your time")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-w.srv.Hanging():
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("the request never reached the server; stderr:\n%s", stderr)
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	code := 0
+	if exit, ok := err.(interface{ ExitCode() int }); ok {
+		code = exit.ExitCode()
+	}
+	if code != 130 {
+		t.Fatalf("exit code %d, want 130; stderr:\n%s", code, stderr)
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("stdout = %q", stdout)
+	}
+	s := w.onlySession()
+	if s.Status != "interrupted" {
+		t.Errorf("status %q, want interrupted", s.Status)
+	}
+	if last := s.History[len(s.History)-1]; last.Role != "user" || !strings.Contains(last.Content, "interrupted") {
+		t.Errorf("the interruption is not noted in history: %+v", last)
+	}
+}
+
+func TestSessionInUse(t *testing.T) {
+	w := newWorld(t, nil)
+	w.srv.Script(llmtest.Response{Content: "x", Hang: true})
+	cmd, _, stderr := w.command(t.Context(), "-p", "hold the session")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	select {
+	case <-w.srv.Hanging():
+	case <-time.After(30 * time.Second):
+		t.Fatalf("first dev never reached the server; stderr:\n%s", stderr)
+	}
+	r := w.run("--resume", "-p", "me too")
+	r.expect(t, 2)
+	if !strings.Contains(r.stderr, "in use") {
+		t.Errorf("stderr:\n%s", r.stderr)
+	}
+}
+
+func TestToolFailureGoesBackToModel(t *testing.T) {
+	w := newWorld(t, nil)
+	w.srv.Script(
+		llmtest.Response{Content: llmtest.Template("Two steps.", "",
+			llmtest.Call{Tool: "COMMAND", Input: "echo oops; exit 3"},
+			llmtest.Call{Tool: "WRITE_FILE", Input: "never.txt\n```\nno\n```"})},
+		done("Handled."),
+	)
+	w.run("-p", "x").expect(t, 0)
+	if _, err := os.Stat(filepath.Join(w.dir, "never.txt")); err == nil {
+		t.Errorf("a tool after a failed one ran")
+	}
+	got := lastUser(w.srv.Requests()[1])
+	if !strings.Contains(got, "oops") || !strings.Contains(got, "3") || !strings.Contains(got, "WRITE_FILE") {
+		t.Errorf("result message = %q", got)
+	}
+}
+
+func TestAskUserInAutomatedMode(t *testing.T) {
+	w := newWorld(t, nil)
+	w.srv.Script(reply("Ask.", "ASK_USER", "Which port?"), done("Assumed 8080."))
+	w.run("-p", "x").expect(t, 0)
+	reqs := w.srv.Requests()
+	if got := lastUser(reqs[1]); !strings.Contains(strings.ToLower(got), "assumption") {
+		t.Errorf("ASK_USER in automated mode answered %q", got)
+	}
+	if strings.Contains(reqs[0].Messages[0].Content, "## ASK_USER") {
+		t.Errorf("the automated system prompt offers ASK_USER")
+	}
+}
+
+func TestInteractiveBasic(t *testing.T) {
+	w := newWorld(t, nil)
+	w.srv.Script(reply("Ask.", "ASK_USER", "Which name?"), done("Named it Bob."), done("Second turn."))
+	r := w.runInput("name something\nBob\nand again\n/exit\n")
+	r.expect(t, 0)
+	if r.stdout != "Named it Bob.\nSecond turn.\n" {
+		t.Errorf("stdout = %q", r.stdout)
+	}
+	reqs := w.srv.Requests()
+	if len(reqs) != 3 || !strings.Contains(lastUser(reqs[1]), "Bob") || !strings.Contains(lastUser(reqs[2]), "and again") {
+		t.Fatalf("requests: %d; %q", len(reqs), lastUser(reqs[1]))
+	}
+	if !strings.Contains(reqs[0].Messages[0].Content, "## ASK_USER") {
+		t.Errorf("the interactive system prompt does not offer ASK_USER")
+	}
+}
