@@ -28,7 +28,8 @@ type Config struct {
 type Error struct {
 	Path   string // config file path, or the environment variable's name
 	Key    string // offending key, "" when unknown
-	Line   int    // 1-based position of a syntax error, 0 when not applicable
+	Line   int    // 1-based position in the file (column in characters), 0 when not applicable
 	Column int
 	Reason string
+	Err    error // underlying I/O error, nil for content problems
 }

@@ -1,0 +1,37 @@
+package config
+
+// Default returns the configuration of SPEC §7. Each call returns fresh
+// slices, so callers may modify the result.
+func Default() Config {
+	return Config{
+		APIURL:               "http://localhost:8005/v1",
+		APIKey:               "",
+		Model:                "devstral-small-2507",
+		AuditModel:           "",
+		CompressModel:        "",
+		MaxContextTokens:     131072,
+		CompressThreshold:    0.85,
+		CommandTimeout:       30,
+		RequestTimeout:       300,
+		MaxRetries:           3,
+		MaxRetriesAutomated:  10,
+		MaxLoops:             1000,
+		MaxAuditFailures:     5,
+		AuditCommands:        DefaultAuditCommands(),
+		SessionRetentionDays: 30,
+	}
+}
+
+// DefaultAuditCommands is the audit's command allowlist of SPEC §4, in its
+// order.
+func DefaultAuditCommands() []string {
+	return []string{
+		"cat", "head", "tail", "ls", "dir", "tree", "wc", "grep",
+		"git status", "git diff", "git log", "git show",
+		"npm test", "npm run build",
+		"go test", "go build", "go vet",
+		"cargo test", "cargo build",
+		"pytest", "python -m pytest",
+		"make test",
+	}
+}

@@ -1,0 +1,349 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"reflect"
+	"strings"
+	"unicode/utf8"
+)
+
+// Load reads dir/config.json, creating it with defaults (mode 0600, and the
+// directory) when missing, applies the environment overrides (DEV_API_URL,
+// DEV_API_KEY, DEV_MODEL) and validates. Warnings name unknown keys.
+// An unusable file is an *Error.
+//
+// An existing file is never written: dev only reads what the user owns.
+func Load(dir string, env Env) (cfg Config, warnings []string, err error) {
+	if env == nil {
+		env = os.Getenv
+	}
+	path := Path(dir)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := createDefault(dir, path); err != nil {
+			return Config{}, nil, err
+		}
+		data, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return Config{}, nil, ioError(path, "cannot read the configuration", err)
+	}
+	f, err := parse(path, data)
+	if err != nil {
+		return Config{}, nil, err
+	}
+	sources := applyEnv(&f.cfg, env)
+	if key, reason := validate(&f.cfg); key != "" {
+		if name, ok := sources[key]; ok {
+			return Config{}, nil, &Error{Path: name, Reason: reason}
+		}
+		e := &Error{Path: path, Key: key, Reason: reason}
+		if off, ok := f.offsets[key]; ok {
+			e.Line, e.Column = position(f.data, off)
+		}
+		return Config{}, nil, e
+	}
+	return f.cfg, f.warnings, nil
+}
+
+// defaultFile is the content of a newly created config.json: every key with
+// its default, indented, so users see what they can change.
+func defaultFile() ([]byte, error) {
+	data, err := json.MarshalIndent(Default(), "", "  ")
+	return append(data, '\n'), err
+}
+
+// createDefault writes the defaults file so that no reader ever sees a
+// partial file and a concurrent creator's file is never replaced: the full
+// content is written to a temporary file, then hard-linked into place, which
+// fails instead of overwriting.
+func createDefault(dir, path string) (err error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return ioError(dir, "cannot create the configuration directory", err)
+	}
+	tmp, err := os.CreateTemp(dir, ".config.json.tmp-*")
+	if err != nil {
+		return ioError(path, "cannot create the configuration file", err)
+	}
+	tmpName := tmp.Name()
+	defer func() {
+		// After a link the temporary name is a second name of the file;
+		// after a rename it no longer exists. Either way it must go.
+		_ = os.Remove(tmpName)
+	}()
+	data, err := defaultFile()
+	if err == nil {
+		err = writeSynced(tmp, data)
+	} else {
+		_ = tmp.Close()
+	}
+	if err != nil {
+		return ioError(path, "cannot write the configuration file", err)
+	}
+	linkErr := os.Link(tmpName, path)
+	if linkErr == nil || errors.Is(linkErr, fs.ErrExist) {
+		return nil
+	}
+	// Some filesystems have no hard links. Renaming can only replace a file
+	// created in the last instant by another dev, holding the same defaults.
+	if _, err := os.Lstat(path); err == nil {
+		return nil
+	}
+	if err := os.Rename(tmpName, path); err != nil {
+		return ioError(path, "cannot create the configuration file", err)
+	}
+	return nil
+}
+
+func writeSynced(f *os.File, data []byte) error {
+	// CreateTemp already uses 0600; say so explicitly since the file may
+	// hold an API key.
+	err := f.Chmod(0o600)
+	if _, werr := f.Write(data); err == nil {
+		err = werr
+	}
+	if serr := f.Sync(); err == nil {
+		err = serr
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// file is a parsed config.json.
+type file struct {
+	data     []byte
+	cfg      Config
+	warnings []string
+	offsets  map[string]int // key -> byte offset of its value
+}
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// keys lists the JSON keys of Config in field order.
+func keys() []string {
+	t := reflect.TypeFor[Config]()
+	k := make([]string, t.NumField())
+	for i := range t.NumField() {
+		k[i], _, _ = strings.Cut(t.Field(i).Tag.Get("json"), ",")
+	}
+	return k
+}
+
+// parse decodes config.json key by key on top of the defaults. Keys match
+// exactly: encoding/json would also accept "MODEL" for "model", which would
+// make the unknown-key warnings lie.
+func parse(path string, data []byte) (*file, error) {
+	// Windows editors like to start files with a byte order mark.
+	data = bytes.TrimPrefix(data, utf8BOM)
+	f := &file{data: data, cfg: Default(), offsets: map[string]int{}}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, &Error{Path: path, Reason: "the file is empty (delete it and dev recreates it with the defaults)"}
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return nil, syntaxError(path, data, err)
+	}
+
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if _, err := dec.Token(); err != nil { // the '{' that Unmarshal already checked
+		return nil, syntaxError(path, data, err)
+	}
+	cfgValue := reflect.ValueOf(&f.cfg).Elem()
+	fields := map[string]int{}
+	for i, k := range keys() {
+		fields[k] = i
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, syntaxError(path, data, err)
+		}
+		key, _ := tok.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, syntaxError(path, data, err)
+		}
+		off := int(dec.InputOffset()) - len(raw)
+		i, known := fields[key]
+		if !known {
+			f.warnings = append(f.warnings, unknownKey(path, key))
+			continue
+		}
+		if seen[key] {
+			f.warnings = append(f.warnings, fmt.Sprintf("%s: key %q appears more than once; the last one is used", path, key))
+		}
+		seen[key] = true
+		f.offsets[key] = off
+		field := cfgValue.Field(i)
+		if err := json.Unmarshal(raw, field.Addr().Interface()); err != nil {
+			line, col := position(data, off)
+			return nil, &Error{Path: path, Key: key, Line: line, Column: col, Reason: typeReason(field.Type(), raw, err)}
+		}
+	}
+	// null means "no value": for the allowlist that is the default list,
+	// not an empty one that would refuse every command.
+	if f.cfg.AuditCommands == nil {
+		f.cfg.AuditCommands = DefaultAuditCommands()
+	}
+	return f, nil
+}
+
+func syntaxError(path string, data []byte, err error) *Error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		// Offset counts the bytes read, the offending one included; at
+		// the end of input there is no offending byte.
+		off := int(se.Offset) - 1
+		if strings.HasPrefix(se.Error(), "unexpected end") {
+			off = int(se.Offset)
+		}
+		line, col := position(data, off)
+		return &Error{Path: path, Line: line, Column: col, Reason: "invalid JSON: " + se.Error()}
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		off := len(data) - len(bytes.TrimLeft(data, " \t\r\n"))
+		line, col := position(data, off)
+		return &Error{Path: path, Line: line, Column: col, Reason: "must hold a JSON object {...}, got " + te.Value}
+	}
+	return &Error{Path: path, Reason: "invalid JSON: " + err.Error()}
+}
+
+// typeReason explains a value of the wrong type in terms of the file.
+func typeReason(t reflect.Type, raw json.RawMessage, err error) string {
+	want := describeType(t)
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Type != t && te.Type != derefType(t) {
+		// The element of an array, not the value itself.
+		return fmt.Sprintf("must be %s, got an array containing a %s", want, strings.Fields(te.Value + " value")[0])
+	}
+	return fmt.Sprintf("must be %s, got %s", want, describeValue(raw))
+}
+
+func derefType(t reflect.Type) reflect.Type {
+	if t.Kind() == reflect.Pointer {
+		return t.Elem()
+	}
+	return t
+}
+
+func describeType(t reflect.Type) string {
+	switch derefType(t).Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Int:
+		return "an integer"
+	case reflect.Float64:
+		return "a number"
+	case reflect.Slice:
+		return "an array of strings"
+	}
+	return t.String()
+}
+
+func describeValue(raw json.RawMessage) string {
+	kind := "number"
+	switch raw[0] {
+	case '"':
+		kind = "string"
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case 't', 'f':
+		kind = "boolean"
+	}
+	if len(raw) > 40 {
+		return kind
+	}
+	return kind + " " + string(raw)
+}
+
+// position converts a byte offset into a 1-based line and a 1-based column
+// counted in characters, as editors show them.
+func position(data []byte, off int) (line, col int) {
+	off = max(0, min(off, len(data)))
+	before := data[:off]
+	line = bytes.Count(before, []byte{'\n'}) + 1
+	lineStart := bytes.LastIndexByte(before, '\n') + 1
+	return line, utf8.RuneCount(before[lineStart:]) + 1
+}
+
+// applyEnv applies the environment overrides and returns which keys came
+// from which variable. Empty values are ignored, so `DEV_MODEL= dev` keeps
+// the file's model.
+func applyEnv(cfg *Config, env Env) map[string]string {
+	sources := map[string]string{}
+	for _, o := range []struct {
+		name, key string
+		dst       *string
+	}{
+		{"DEV_API_URL", "apiUrl", &cfg.APIURL},
+		{"DEV_API_KEY", "apiKey", &cfg.APIKey},
+		{"DEV_MODEL", "model", &cfg.Model},
+	} {
+		// Values pasted from files often end in a newline.
+		if v := strings.TrimSpace(env(o.name)); v != "" {
+			*o.dst = v
+			sources[o.key] = o.name
+		}
+	}
+	return sources
+}
+
+// validate returns the first key whose value dev cannot work with, and why.
+func validate(c *Config) (key, reason string) {
+	switch {
+	case !isHTTPURL(c.APIURL):
+		return "apiUrl", fmt.Sprintf("must be an http(s) URL such as %q, got %q", Default().APIURL, c.APIURL)
+	case strings.TrimSpace(c.Model) == "":
+		return "model", "must not be empty"
+	case c.MaxContextTokens <= 0:
+		return "maxContextTokens", fmt.Sprintf("must be greater than 0, got %d", c.MaxContextTokens)
+	case !(c.CompressThreshold > 0 && c.CompressThreshold <= 1):
+		return "compressThreshold", fmt.Sprintf("must be greater than 0 and at most 1 (a fraction of maxContextTokens), got %v", c.CompressThreshold)
+	case c.CommandTimeout <= 0:
+		return "commandTimeout", fmt.Sprintf("must be greater than 0 (seconds), got %d", c.CommandTimeout)
+	case c.RequestTimeout <= 0:
+		return "requestTimeout", fmt.Sprintf("must be greater than 0 (seconds), got %d", c.RequestTimeout)
+	case c.MaxRetries < 0:
+		return "maxRetries", fmt.Sprintf("must be 0 or more, got %d", c.MaxRetries)
+	case c.MaxRetriesAutomated < 0:
+		return "maxRetriesAutomated", fmt.Sprintf("must be 0 or more, got %d", c.MaxRetriesAutomated)
+	case c.MaxLoops < 1:
+		return "maxLoops", fmt.Sprintf("must be at least 1, got %d", c.MaxLoops)
+	case c.MaxAuditFailures < 1:
+		return "maxAuditFailures", fmt.Sprintf("must be at least 1, got %d", c.MaxAuditFailures)
+	case c.SessionRetentionDays < 0:
+		return "sessionRetentionDays", fmt.Sprintf("must be 0 (keep forever) or more, got %d", c.SessionRetentionDays)
+	case c.Temperature != nil && !(*c.Temperature >= 0 && *c.Temperature <= 2):
+		return "temperature", fmt.Sprintf("must be between 0 and 2, got %v", *c.Temperature)
+	case c.MaxTokens != nil && *c.MaxTokens <= 0:
+		return "maxTokens", fmt.Sprintf("must be greater than 0, got %d", *c.MaxTokens)
+	}
+	for i, cmd := range c.AuditCommands {
+		// An empty prefix would allow every command in the audit.
+		if strings.TrimSpace(cmd) == "" {
+			return "auditCommands", fmt.Sprintf("entry %d is empty (it would allow every command)", i+1)
+		}
+	}
+	return "", ""
+}
+
+func isHTTPURL(s string) bool {
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	scheme := strings.ToLower(u.Scheme)
+	return scheme == "http" || scheme == "https"
+}

@@ -1,0 +1,73 @@
+package sessions
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/devagent/dev/llm"
+)
+
+// bigSession is a session late in a long run: 300 messages of about 2 KB,
+// with the characters tool results are full of.
+func bigSession(id string) *Session {
+	sess := &Session{ID: id, WorkingDirectory: "/home/ann/project", Model: "devstral-small-2507", Status: Active}
+	line := "<tool_result tool=\"READ_FILE\" path=\"main.go\">\tfmt.Println(\"héllo\") // a & b\n"
+	content := strings.Repeat(line, 2048/len(line)+1)[:2048]
+	for i := range 300 {
+		role := llm.RoleUser
+		if i%2 == 1 {
+			role = llm.RoleAssistant
+		}
+		sess.History = append(sess.History, llm.Message{Role: role, Content: content})
+	}
+	for i := range 20 {
+		sess.TaskList = append(sess.TaskList, Task{Status: "pending", Text: fmt.Sprintf("task %d", i)})
+	}
+	return sess
+}
+
+func BenchmarkSave(b *testing.B) {
+	s := NewStore(b.TempDir(), nil)
+	sess := bigSession(someID)
+	data, err := encode(sess)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := s.Save(sess); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkEncode(b *testing.B) {
+	sess := bigSession(someID)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := encode(sess); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkList lists 200 sessions of 40 messages each.
+func BenchmarkList(b *testing.B) {
+	s := NewStore(b.TempDir(), nil)
+	for i := range 200 {
+		sess := bigSession(fmt.Sprintf("%08d-0000-4000-8000-000000000000", i))
+		sess.History = sess.History[:40]
+		if err := s.Save(sess); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		list, err := s.List()
+		if err != nil || len(list) != 200 {
+			b.Fatal(len(list), err)
+		}
+	}
+}

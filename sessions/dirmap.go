@@ -1,0 +1,117 @@
+package sessions
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/gofrs/flock"
+)
+
+const (
+	mapFile     = "directory-map.json"
+	mapLockFile = "directory-map.lock"
+)
+
+func mapKey(dir string) (string, error) {
+	if dir == "" {
+		return "", errors.New("empty directory")
+	}
+	return filepath.Abs(dir)
+}
+
+// Last returns the last session used in the absolute directory dir
+// (ErrNoSession, also when that session's file is gone).
+func (s *Store) Last(dir string) (string, error) {
+	key, err := mapKey(dir)
+	if err != nil {
+		return "", fmt.Errorf("last session: %w", err)
+	}
+	// Writers replace the map by rename, so reading needs no lock.
+	m, err := s.readMap()
+	if err != nil {
+		return "", err
+	}
+	id, ok := m[key]
+	if !ok || !ValidID(id) {
+		return "", fmt.Errorf("%w: %s", ErrNoSession, key)
+	}
+	if _, err := os.Stat(s.path(id)); errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("%w: %s (its last session %s no longer exists)", ErrNoSession, key, id)
+	} else if err != nil {
+		return "", fmt.Errorf("last session: %w", err)
+	}
+	return id, nil
+}
+
+// Remember records id as the last session of dir in directory-map.json,
+// without losing entries written concurrently by other processes.
+func (s *Store) Remember(dir, id string) error {
+	if !ValidID(id) {
+		return badID(id)
+	}
+	key, err := mapKey(dir)
+	if err != nil {
+		return fmt.Errorf("remember session: %w", err)
+	}
+	return s.updateMap(func(m map[string]string) bool {
+		if m[key] == id {
+			return false
+		}
+		m[key] = id
+		return true
+	})
+}
+
+// readMap returns the directory map; a missing file is an empty map.
+func (s *Store) readMap() (map[string]string, error) {
+	path := filepath.Join(s.dir, mapFile)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string]string{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read directory map: %w", err)
+	}
+	m := map[string]string{}
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("directory map %s is corrupt: %w", path, err)
+	}
+	return m, nil
+}
+
+// updateMap applies change to the directory map under an exclusive lock
+// held across read, change and write, so concurrent processes serialise
+// instead of overwriting each other's entries. change reports whether it
+// changed anything.
+func (s *Store) updateMap(change func(map[string]string) bool) error {
+	if err := os.MkdirAll(s.dir, 0o700); err != nil {
+		return fmt.Errorf("update directory map: %w", err)
+	}
+	fl := flock.New(filepath.Join(s.dir, mapLockFile))
+	if err := fl.Lock(); err != nil {
+		return fmt.Errorf("lock directory map: %w", err)
+	}
+	defer func() { _ = fl.Unlock() }()
+	m, err := s.readMap()
+	if err != nil {
+		// The map only holds resume hints and is written atomically, so
+		// corruption means a hand edit gone wrong. Starting afresh keeps
+		// dev working; refusing would break every later run.
+		m = map[string]string{}
+	}
+	if !change(m) {
+		return nil
+	}
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("update directory map: %w", err)
+	}
+	if err := writeFileAtomic(s.dir, mapFile, append(data, '\n')); err != nil {
+		return fmt.Errorf("update directory map: %w", err)
+	}
+	return nil
+}

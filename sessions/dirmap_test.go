@@ -1,0 +1,186 @@
+package sessions
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func TestRememberAndLast(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := NewStore(dir, nil)
+	project := filepath.Join(t.TempDir(), "project")
+
+	if _, err := s.Last(project); !errors.Is(err, ErrNoSession) {
+		t.Fatalf("Last with no map: %v, want ErrNoSession", err)
+	}
+
+	a, _ := s.New("", project, "first", "m")
+	b, _ := s.New("", project, "second", "m")
+	for _, sess := range []*Session{a, b} {
+		if err := s.Save(sess); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Remember(project, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if id, err := s.Last(project); err != nil || id != a.ID {
+		t.Fatalf("Last = %q, %v; want %q", id, err, a.ID)
+	}
+	// The path is cleaned, so the same directory spelled differently finds it.
+	if id, err := s.Last(project + string(filepath.Separator) + "." + string(filepath.Separator)); err != nil || id != a.ID {
+		t.Errorf("Last of an uncleaned path = %q, %v; want %q", id, err, a.ID)
+	}
+	if err := s.Remember(project, b.ID); err != nil {
+		t.Fatal(err)
+	}
+	if id, err := s.Last(project); err != nil || id != b.ID {
+		t.Fatalf("Last after a second Remember = %q, %v; want %q", id, err, b.ID)
+	}
+	if _, err := s.Last(filepath.Join(project, "sub")); !errors.Is(err, ErrNoSession) {
+		t.Errorf("Last of a subdirectory: %v, want ErrNoSession", err)
+	}
+
+	// The map is plain JSON: absolute directory -> session id.
+	m := readMapFile(t, dir)
+	if len(m) != 1 || m[project] != b.ID {
+		t.Errorf("directory-map.json = %v, want {%q: %q}", m, project, b.ID)
+	}
+
+	// A session whose file is gone cannot be resumed.
+	if err := os.Remove(filepath.Join(dir, b.ID+".json")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Last(project); !errors.Is(err, ErrNoSession) {
+		t.Errorf("Last when the session file is gone: %v, want ErrNoSession", err)
+	}
+
+	if err := s.Remember(project, "not-an-id"); !errors.Is(err, ErrBadID) {
+		t.Errorf("Remember with a bad id: %v, want ErrBadID", err)
+	}
+	if err := s.Remember("", a.ID); err == nil {
+		t.Error("Remember with no directory succeeded")
+	}
+}
+
+func TestRememberRelativeDirectory(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := NewStore(dir, nil)
+	if err := s.Save(&Session{ID: someID}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Remember("rel", someID); err != nil {
+		t.Fatal(err)
+	}
+	abs, err := filepath.Abs("rel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id, err := s.Last(abs); err != nil || id != someID {
+		t.Errorf("Last(%q) = %q, %v; want %q", abs, id, err, someID)
+	}
+}
+
+func TestCorruptDirectoryMap(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := NewStore(dir, nil)
+	if err := s.Save(&Session{ID: someID}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "directory-map.json")
+	if err := os.WriteFile(path, []byte(`{"/a": `), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	project := t.TempDir()
+	if _, err := s.Last(project); err == nil || errors.Is(err, ErrNoSession) || !strings.Contains(err.Error(), path) {
+		t.Errorf("Last with a corrupt map: %v, want an error naming %s", err, path)
+	}
+	// Remember starts a fresh map rather than failing on every later run.
+	if err := s.Remember(project, someID); err != nil {
+		t.Fatal(err)
+	}
+	if id, err := s.Last(project); err != nil || id != someID {
+		t.Errorf("Last after repair = %q, %v", id, err)
+	}
+}
+
+// TestRememberConcurrently has processes and goroutines remember distinct
+// directories at the same time: no entry may be lost.
+func TestRememberConcurrently(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const (
+		processes  = 4
+		goroutines = 8
+		each       = 20
+	)
+	id := func(n int) string { return fmt.Sprintf("%08d-0000-4000-8000-000000000000", n) }
+
+	var children []*child
+	for p := range processes {
+		c := startChild(t, "remember", dir, id(p), strconv.Itoa(each))
+		c.expect(t, "ready")
+		children = append(children, c)
+	}
+	for _, c := range children {
+		if _, err := c.stdin.Write([]byte("go\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := NewStore(dir, nil)
+	var wg sync.WaitGroup
+	errs := make(chan error, goroutines*each)
+	for g := range goroutines {
+		wg.Go(func() {
+			for i := range each {
+				if err := s.Remember(rememberedDir(id(processes+g), i), id(processes+g)); err != nil {
+					errs <- err
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	for _, c := range children {
+		c.expect(t, "done")
+	}
+
+	m := readMapFile(t, dir)
+	for n := range processes + goroutines {
+		for i := range each {
+			if got := m[rememberedDir(id(n), i)]; got != id(n) {
+				t.Errorf("entry %s = %q, want %q", rememberedDir(id(n), i), got, id(n))
+			}
+		}
+	}
+	if len(m) != (processes+goroutines)*each {
+		t.Errorf("map has %d entries, want %d", len(m), (processes+goroutines)*each)
+	}
+	assertFiles(t, dir, "directory-map.json", "directory-map.lock")
+}
+
+func readMapFile(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "directory-map.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]string
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}

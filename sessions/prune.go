@@ -1,0 +1,153 @@
+package sessions
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gofrs/flock"
+)
+
+// Prune removes sessions (<id>.json, <id>.lock and the <id>/ directory)
+// whose UpdatedAt is older than maxAge, skipping sessions locked by a
+// running dev, and drops their directory-map entries. maxAge 0 keeps
+// everything. A file that cannot be decoded is aged by its modification
+// time, as are leftovers without a session file (a lock or directory of a
+// run that never saved) and temporary files of interrupted writes.
+// removed counts the session ids whose files were removed.
+func (s *Store) Prune(maxAge time.Duration) (removed int, err error) {
+	if maxAge <= 0 {
+		return 0, nil
+	}
+	entries, err := os.ReadDir(s.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("prune sessions: %w", err)
+	}
+	cutoff := s.now().Add(-maxAge)
+	ids := map[string]bool{}
+	var errs []error
+	for _, e := range entries {
+		name := e.Name()
+		if isTemp(name) {
+			if fi, err := e.Info(); err == nil && fi.ModTime().Before(cutoff) {
+				if err := os.Remove(filepath.Join(s.dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+					errs = append(errs, err)
+				}
+			}
+			continue
+		}
+		id := strings.TrimSuffix(strings.TrimSuffix(name, ".json"), ".lock")
+		if ValidID(id) {
+			ids[id] = true
+		}
+	}
+	gone := map[string]bool{}
+	for id := range ids {
+		if t, ok := s.age(id); !ok || !t.Before(cutoff) {
+			continue
+		}
+		ok, err := s.removeIfOld(id, cutoff)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if ok {
+			gone[id] = true
+		}
+	}
+	if len(gone) > 0 {
+		err := s.updateMap(func(m map[string]string) bool {
+			changed := false
+			for dir, id := range m {
+				if gone[id] {
+					delete(m, dir)
+					changed = true
+				}
+			}
+			return changed
+		})
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return len(gone), errors.Join(errs...)
+}
+
+// updatedAt returns the UpdatedAt of session id's file, ok false when the
+// file is missing or cannot be decoded.
+func (s *Store) updatedAt(id string) (time.Time, bool) {
+	data, err := os.ReadFile(s.path(id))
+	if err != nil {
+		return time.Time{}, false
+	}
+	var head struct {
+		UpdatedAt time.Time `json:"updatedAt"`
+	}
+	if json.Unmarshal(data, &head) != nil || head.UpdatedAt.IsZero() {
+		return time.Time{}, false
+	}
+	return head.UpdatedAt, true
+}
+
+// age returns when session id was last used: its UpdatedAt, or for files
+// that cannot tell, the newest modification time among its files. ok is
+// false when the session has no files left.
+func (s *Store) age(id string) (t time.Time, ok bool) {
+	if t, ok := s.updatedAt(id); ok {
+		return t, true
+	}
+	for _, p := range []string{s.path(id), s.lockPath(id), s.Dir(id)} {
+		if fi, err := os.Stat(p); err == nil {
+			ok = true
+			if fi.ModTime().After(t) {
+				t = fi.ModTime()
+			}
+		}
+	}
+	return t, ok
+}
+
+// removeIfOld removes session id's files when nobody holds its lock and,
+// checked again under the lock, it is still older than cutoff.
+func (s *Store) removeIfOld(id string, cutoff time.Time) (bool, error) {
+	lockPath := s.lockPath(id)
+	fl := flock.New(lockPath)
+	locked, err := fl.TryLock()
+	if err != nil {
+		return false, fmt.Errorf("prune session %s: %w", id, err)
+	}
+	if !locked {
+		return false, nil
+	}
+	// Between the first look and the lock, a dev may have resumed the
+	// session, saved it and exited. (Not age: taking the lock may just have
+	// created the lock file, which would make a leftover look new.)
+	if t, ok := s.updatedAt(id); ok && !t.Before(cutoff) {
+		_ = fl.Unlock()
+		return false, nil
+	}
+	var errs []error
+	if err := os.Remove(s.path(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		errs = append(errs, err)
+	}
+	if err := os.RemoveAll(s.Dir(id)); err != nil {
+		errs = append(errs, err)
+	}
+	_ = fl.Unlock()
+	// After the unlock, so that Windows, which cannot delete an open file,
+	// can delete it too; when another process has it open right now, the
+	// next Prune removes it. A Lock that opened the file meanwhile notices
+	// that it was removed.
+	_ = os.Remove(lockPath)
+	if len(errs) > 0 {
+		return false, fmt.Errorf("prune session %s: %w", id, errors.Join(errs...))
+	}
+	return true, nil
+}

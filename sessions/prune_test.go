@@ -1,0 +1,166 @@
+package sessions
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+const day = 24 * time.Hour
+
+// saveAt saves a session as if at time at, with a lock file (from a past
+// run) and a session directory holding an output file.
+func saveAt(t *testing.T, s *Store, clk *clock, id string, at time.Time) {
+	t.Helper()
+	clk.set(at)
+	if err := s.Save(&Session{ID: id, WorkingDirectory: "/w/" + id}); err != nil {
+		t.Fatal(err)
+	}
+	release, err := s.Lock(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	release()
+	if err := os.MkdirAll(s.Dir(id), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(s.Dir(id), "output-1.txt"), []byte("out"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Remember("/w/"+id, id); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func sessionFiles(id string) []string { return []string{id + ".json", id + ".lock", id} }
+
+func TestPrune(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	now := time.Now().UTC().Truncate(time.Second)
+	clk := newClock(now)
+	s := NewStore(dir, clk.now)
+	var (
+		old       = "11111111-0000-4000-8000-000000000000"
+		older     = "22222222-0000-4000-8000-000000000000"
+		atLimit   = "33333333-0000-4000-8000-000000000000"
+		recent    = "44444444-0000-4000-8000-000000000000"
+		oldLocked = "55555555-0000-4000-8000-000000000000"
+	)
+	saveAt(t, s, clk, old, now.Add(-30*day-time.Second))
+	saveAt(t, s, clk, older, now.Add(-400*day))
+	saveAt(t, s, clk, atLimit, now.Add(-30*day))
+	saveAt(t, s, clk, recent, now.Add(-time.Hour))
+	saveAt(t, s, clk, oldLocked, now.Add(-60*day))
+	clk.set(now)
+
+	holder := startChild(t, "lock", dir, oldLocked, "")
+	holder.expect(t, "locked")
+
+	if n, err := s.Prune(0); n != 0 || err != nil {
+		t.Fatalf("Prune(0) = %d, %v; want nothing removed", n, err)
+	}
+	var all []string
+	for _, id := range []string{old, older, atLimit, recent, oldLocked} {
+		all = append(all, sessionFiles(id)...)
+	}
+	assertFiles(t, dir, append(all, "directory-map.json", "directory-map.lock")...)
+
+	n, err := s.Prune(30 * day)
+	if n != 2 || err != nil {
+		t.Fatalf("Prune(30 days) = %d, %v; want 2 removed", n, err)
+	}
+	var kept []string
+	for _, id := range []string{atLimit, recent, oldLocked} {
+		kept = append(kept, sessionFiles(id)...)
+	}
+	assertFiles(t, dir, append(kept, "directory-map.json", "directory-map.lock")...)
+	m := readMapFile(t, dir)
+	want := map[string]string{"/w/" + atLimit: atLimit, "/w/" + recent: recent, "/w/" + oldLocked: oldLocked}
+	for k, v := range want {
+		abs, _ := filepath.Abs(k)
+		if m[abs] != v {
+			t.Errorf("map[%s] = %q, want %q", abs, m[abs], v)
+		}
+	}
+	if len(m) != len(want) {
+		t.Errorf("map = %v, want the entries of kept sessions only", m)
+	}
+
+	// Once its holder is gone, the locked session goes too.
+	holder.kill(t)
+	if n, err := s.Prune(30 * day); n != 1 || err != nil {
+		t.Fatalf("Prune after the holder died = %d, %v; want 1", n, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, oldLocked+".json")); !os.IsNotExist(err) {
+		t.Errorf("%s.json still there: %v", oldLocked, err)
+	}
+	// A pruned session can be locked and saved again from scratch.
+	release, err := s.Lock(old)
+	if err != nil {
+		t.Fatalf("Lock of a pruned session: %v", err)
+	}
+	release()
+}
+
+// Files that cannot tell their session's UpdatedAt are aged by their
+// modification time.
+func TestPruneLeftovers(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	now := time.Now()
+	s := NewStore(dir, func() time.Time { return now })
+	long := now.Add(-90 * day)
+	var (
+		corruptOld   = "11111111-0000-4000-8000-000000000000"
+		corruptNew   = "22222222-0000-4000-8000-000000000000"
+		orphanDirOld = "33333333-0000-4000-8000-000000000000"
+		orphanDirNew = "44444444-0000-4000-8000-000000000000"
+		orphanLock   = "55555555-0000-4000-8000-000000000000"
+	)
+	files := []struct {
+		name string
+		dir  bool
+		old  bool
+	}{
+		{corruptOld + ".json", false, true},
+		{corruptNew + ".json", false, false},
+		{orphanDirOld, true, true},
+		{orphanDirNew, true, false},
+		{orphanLock + ".lock", false, true},
+		{"." + corruptOld + ".json.tmp-1", false, true},
+		{"." + corruptOld + ".json.tmp-2", false, false},
+		{"notes.txt", false, true},
+	}
+	for _, f := range files {
+		path := filepath.Join(dir, f.name)
+		var err error
+		if f.dir {
+			err = os.Mkdir(path, 0o700)
+		} else {
+			err = os.WriteFile(path, []byte("{not json"), 0o600)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.old {
+			if err := os.Chtimes(path, long, long); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	n, err := s.Prune(30 * day)
+	if n != 3 || err != nil {
+		t.Fatalf("Prune = %d, %v; want 3 (old corrupt file, old directory, old lock)", n, err)
+	}
+	assertFiles(t, dir, corruptNew+".json", orphanDirNew, "."+corruptOld+".json.tmp-2", "notes.txt", "directory-map.lock")
+}
+
+func TestPruneEmptyStore(t *testing.T) {
+	t.Parallel()
+	s := NewStore(filepath.Join(t.TempDir(), "never-written"), nil)
+	if n, err := s.Prune(day); n != 0 || err != nil {
+		t.Errorf("Prune of a missing directory = %d, %v", n, err)
+	}
+}
