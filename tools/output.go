@@ -128,9 +128,7 @@ func (o *output) String() string {
 	cutLines := o.lines - int64(bytes.Count(head, []byte{'\n'})) - int64(bytes.Count(tail, []byte{'\n'}))
 	var b strings.Builder
 	b.WriteString(clean(string(head)))
-	if !bytes.HasSuffix(head, []byte{'\n'}) {
-		b.WriteByte('\n')
-	}
+	b.WriteByte('\n')
 	fmt.Fprintf(&b, "[… %s cut (%s of %s in all, %s) …", formatSize(cutBytes), plural(int(cutLines), "line"), formatSize(o.total), plural(int(o.lines), "line"))
 	switch {
 	case o.fileErr != nil:

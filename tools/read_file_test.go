@@ -112,11 +112,11 @@ func TestReadFileBinary(t *testing.T) {
 func TestReadFileMissingSuggests(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t, map[string]string{
-		"src/handler.go":         "",
-		"src/handler_test.go":    "",
-		"pkg/util/handler.go":    "",
+		"src/handler.go":          "",
+		"src/handler_test.go":     "",
+		"pkg/util/handler.go":     "",
 		"node_modules/handler.go": "",
-		"README.md":              "",
+		"README.md":               "",
 	})
 	tests := []struct{ input, want string }{
 		{"src/handlr.go", "Did you mean: src/handler.go?"},

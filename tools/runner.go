@@ -111,6 +111,10 @@ func newRunner(env *Env) *runner {
 
 func (r *runner) run(ctx context.Context, command string) Result {
 	res := Result{Tool: Command, Summary: oneLine(command, 80), Command: command, ExitCode: -1}
+	// exec blames the shell when the directory is missing; name the cause.
+	if info, err := os.Stat(r.dir); r.dir != "" && (err != nil || !info.IsDir()) {
+		return res.fail(fmt.Sprintf("cannot run the command: the working directory %s is missing or not a directory.", r.dir))
+	}
 	p, err := startProcess(r.dir, command, newOutput(r.outputDir))
 	if err != nil {
 		return res.fail(fmt.Sprintf("cannot start the command: %v.", err))

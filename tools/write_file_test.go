@@ -127,7 +127,7 @@ func TestWriteFileErrors(t *testing.T) {
 	}
 	env := newEnv(t, map[string]string{"dir/x": "", "file": ""})
 	for input, want := range map[string]string{
-		"dir\n```\nx\n```":        "Error: cannot write dir: it is a directory.",
+		"dir\n```\nx\n```":      "Error: cannot write dir: it is a directory.",
 		"file/sub\n```\nx\n```": "Error: cannot write file/sub: not a directory.",
 	} {
 		r := runTool(t, WriteFileTool{}, env, input)
