@@ -73,8 +73,8 @@ func (t ListDirectoryTool) Run(ctx context.Context, env *Env, input string) Resu
 func listTree(ctx context.Context, env *Env, abs string, r Result) Result {
 	disp := display(env.Dir, abs)
 	r.Attrs = [][2]string{{"path", disp}}
-	fsys, start, pats := openTree(abs)
-	s := scanTree(ctx, fsys, start, pats, 0, walkLimit)
+	fsys, start, ign := openTree(abs)
+	s := scanTree(ctx, fsys, start, ign, 0, walkLimit)
 	if s.root.err != nil && len(s.root.children) == 0 {
 		return r.fail(fmt.Sprintf("cannot read directory %s: %s.", disp, fsErr(s.root.err)))
 	}
@@ -99,8 +99,8 @@ func listGlob(ctx context.Context, env *Env, arg string, r Result) Result {
 	}
 	disp := display(env.Dir, absBase)
 	r.Attrs = [][2]string{{"path", disp}}
-	fsys, start, pats := openTree(absBase)
-	s := scanTree(ctx, fsys, start, pats, 0, walkLimit)
+	fsys, start, ign := openTree(absBase)
+	s := scanTree(ctx, fsys, start, ign, 0, walkLimit)
 	m := &scan{root: &node{name: s.root.name, dir: true}, complete: s.complete}
 	matches := filterGlob(s.root, m.root, pattern, "", 0, m)
 	countBelow(m.root)

@@ -68,8 +68,8 @@ func similar(ctx context.Context, dir, abs string, file bool) []string {
 		if err != nil {
 			return out
 		}
-		fsys, start, pats := openTree(root)
-		s := scanTree(ctx, fsys, start, pats, 0, suggestWalkLimit)
+		fsys, start, ign := openTree(root)
+		s := scanTree(ctx, fsys, start, ign, 0, suggestWalkLimit)
 		var visit func(n *node, rel string)
 		visit = func(n *node, rel string) {
 			for _, c := range n.children {

@@ -10,8 +10,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
 
 const (
@@ -67,7 +65,7 @@ func ignoreRoot(dir string) (root string, repo bool) {
 // inherited from above (.git/info/exclude and the .gitignore files of the
 // ancestors). A directory the user names explicitly is listed even when it
 // is ignored; then only the rules found inside it apply.
-func openTree(abs string) (fsys fs.FS, start string, pats []gitignore.Pattern) {
+func openTree(abs string) (fsys fs.FS, start string, ign *ignores) {
 	root, repo := ignoreRoot(abs)
 	fsys = os.DirFS(root)
 	start = "."
@@ -75,7 +73,7 @@ func openTree(abs string) (fsys fs.FS, start string, pats []gitignore.Pattern) {
 		start = filepath.ToSlash(rel)
 	}
 	if repo {
-		pats = readIgnore(fsys, ".git/info/exclude", nil)
+		ign = ign.readFile(fsys, ".git/info/exclude", nil)
 	}
 	comps := components(start)
 	for i := 0; i < len(comps); i++ {
@@ -83,12 +81,12 @@ func openTree(abs string) (fsys fs.FS, start string, pats []gitignore.Pattern) {
 		if dir == "" {
 			dir = "."
 		}
-		pats = append(pats, readIgnore(fsys, path.Join(dir, ".gitignore"), comps[:i])...)
+		ign = ign.readFile(fsys, path.Join(dir, ".gitignore"), comps[:i])
 	}
-	if len(comps) > 0 && gitignore.NewMatcher(pats).Match(comps, true) {
-		pats = nil
+	if len(comps) > 0 && ign.match(comps, true) {
+		ign = nil
 	}
-	return fsys, start, pats
+	return fsys, start, ign
 }
 
 // components splits a slash path into its names; "." has none.
@@ -99,37 +97,20 @@ func components(p string) []string {
 	return strings.Split(p, "/")
 }
 
-// readIgnore parses an ignore file whose patterns apply below domain.
-func readIgnore(fsys fs.FS, name string, domain []string) []gitignore.Pattern {
-	data, err := fs.ReadFile(fsys, name)
-	if err != nil {
-		return nil
-	}
-	var pats []gitignore.Pattern
-	for _, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSuffix(line, "\r")
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		pats = append(pats, gitignore.ParsePattern(line, domain))
-	}
-	return pats
-}
-
 // scanTree reads the tree under start breadth-first, skipping .git,
 // node_modules and ignored entries without entering them. Directories at
 // maxDepth (0: no limit) are listed but not read; reading stops once limit
 // entries were found or ctx is done.
-func scanTree(ctx context.Context, fsys fs.FS, start string, pats []gitignore.Pattern, maxDepth, limit int) *scan {
+func scanTree(ctx context.Context, fsys fs.FS, start string, ign *ignores, maxDepth, limit int) *scan {
 	type item struct {
 		n     *node
 		path  string
 		comps []string
-		pats  []gitignore.Pattern
+		ign   *ignores
 		depth int
 	}
 	s := &scan{root: &node{name: path.Base(start), dir: true}, complete: true}
-	queue := []item{{s.root, start, components(start), pats, 0}}
+	queue := []item{{s.root, start, components(start), ign, 0}}
 	for len(queue) > 0 {
 		it := queue[0]
 		queue = queue[1:]
@@ -145,14 +126,12 @@ func scanTree(ctx context.Context, fsys fs.FS, start string, pats []gitignore.Pa
 		if len(entries) == 0 {
 			continue
 		}
-		pats := it.pats
+		ign := it.ign
 		for _, e := range entries {
 			if e.Name() == ".gitignore" && !e.IsDir() {
-				own := readIgnore(fsys, path.Join(it.path, ".gitignore"), it.comps)
-				pats = append(pats[:len(pats):len(pats)], own...)
+				ign = ign.readFile(fsys, path.Join(it.path, ".gitignore"), it.comps)
 			}
 		}
-		matcher := gitignore.NewMatcher(pats)
 		for _, e := range entries {
 			name := e.Name()
 			if skipped(name) {
@@ -160,7 +139,7 @@ func scanTree(ctx context.Context, fsys fs.FS, start string, pats []gitignore.Pa
 			}
 			dir := e.IsDir()
 			comps := append(it.comps[:len(it.comps):len(it.comps)], name)
-			if len(pats) > 0 && matcher.Match(comps, dir) {
+			if ign.match(comps, dir) {
 				continue
 			}
 			child := &node{name: name, dir: dir}
@@ -175,7 +154,7 @@ func scanTree(ctx context.Context, fsys fs.FS, start string, pats []gitignore.Pa
 			s.levels[it.depth]++
 			s.total++
 			if dir {
-				queue = append(queue, item{child, p, comps, pats, it.depth + 1})
+				queue = append(queue, item{child, p, comps, ign, it.depth + 1})
 			}
 		}
 		sortNodes(it.n.children)
@@ -299,8 +278,8 @@ func Tree(dir string, depth, maxEntries int) string {
 	if err != nil {
 		return "(cannot list " + dir + ": " + err.Error() + ")"
 	}
-	fsys, start, pats := openTree(abs)
-	s := scanTree(context.Background(), fsys, start, pats, depth, walkLimit)
+	fsys, start, ign := openTree(abs)
+	s := scanTree(context.Background(), fsys, start, ign, depth, walkLimit)
 	if s.root.err != nil && len(s.root.children) == 0 {
 		return "(cannot list " + dir + ": " + fsErr(s.root.err) + ")"
 	}
