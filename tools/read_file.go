@@ -76,6 +76,11 @@ func readArgs(input string) (path string, from, to int, err error) {
 	return path, max(from, 1), max(to, 1), nil
 }
 
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
 func readExample() string { return ReadFileTool{}.Doc().Example }
 
 // Check implements Tool.
@@ -90,6 +95,12 @@ func (ReadFileTool) Run(ctx context.Context, env *Env, input string) Result {
 	r := Result{Tool: ReadFile, Summary: oneLine(input, 80)}
 	if err != nil {
 		return r.fail(err.Error())
+	}
+	if line, _ := firstLine(input); from > 0 {
+		// A name such as "report 2024-2025" that exists is a path, not a range.
+		if whole := unquote(line); whole != p && exists(resolve(env.Dir, whole)) {
+			p, from, to = whole, 0, 0
+		}
 	}
 	abs := resolve(env.Dir, p)
 	disp := display(env.Dir, abs)

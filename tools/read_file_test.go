@@ -23,6 +23,7 @@ func TestReadFile(t *testing.T) {
 		"empty.txt": "",
 		"big.txt":   numbered(2500),
 		"latin.txt": "caf\xe9 au lait\nna\xefve\n",
+		"v 1-2":     "named like a range\n",
 		"dir/x":     "",
 	})
 	tests := []struct {
@@ -42,6 +43,7 @@ func TestReadFile(t *testing.T) {
 		{"crlf.txt", true, "crlf.txt (2 lines, CRLF line endings)\na\nb"},
 		{"empty.txt", true, "empty.txt (empty file, 0 lines)"},
 		{"latin.txt", true, "latin.txt (2 lines)\ncaf\uFFFD au lait\nna\uFFFDve"},
+		{"v 1-2", true, "v 1-2 (1 line)\nnamed like a range"},
 		{"dir", false, "Error: dir is a directory, not a file. Use LIST_DIRECTORY to see what it holds."},
 		{`"big.txt" 2490-2600`, true, "big.txt (lines 2490-2500 of 2500)\n" + strings.TrimSuffix(strings.Join(strings.SplitAfter(numbered(2500), "\n")[2489:], ""), "\n")},
 	}

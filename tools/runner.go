@@ -35,10 +35,8 @@ var nonInteractive = []string{
 
 // process is one started shell command.
 type process struct {
-	command string
 	cmd     *exec.Cmd
 	out     *output
-	started time.Time
 	done    chan struct{} // closed when Wait returned
 	waitErr error         // Wait's error, once done is closed
 }
@@ -57,11 +55,10 @@ func startProcess(dir, command string, out *output) (*process, error) {
 	// in the background still holds the pipe: Wait stops reading then.
 	cmd.WaitDelay = pipeGrace
 	isolate(cmd)
-	p := &process{command: command, cmd: cmd, out: out, done: make(chan struct{})}
+	p := &process{cmd: cmd, out: out, done: make(chan struct{})}
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	p.started = time.Now()
 	go func() {
 		p.waitErr = cmd.Wait()
 		close(p.done)

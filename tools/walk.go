@@ -206,6 +206,9 @@ func (s *scan) render(label string, max int) string {
 	}
 	var b strings.Builder
 	b.WriteString(label)
+	if s.root.err != nil {
+		b.WriteString(" (partly unreadable: " + fsErr(s.root.err) + ")")
+	}
 	b.WriteByte('\n')
 	shown := 0
 	var draw func(n *node, prefix string, level int) bool
