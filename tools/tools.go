@@ -10,14 +10,14 @@ import (
 
 // Tool names as the protocol spells them.
 const (
-	ListDirectory   = "LIST_DIRECTORY"
-	ReadFile        = "READ_FILE"
-	WriteFile       = "WRITE_FILE"
-	FindAndReplace  = "FIND_AND_REPLACE_IN_FILE"
-	Command         = "COMMAND"
-	UpdateTaskList  = "UPDATE_TASK_LIST"
-	AskUser         = "ASK_USER"
-	Done            = "DONE"
+	ListDirectory  = "LIST_DIRECTORY"
+	ReadFile       = "READ_FILE"
+	WriteFile      = "WRITE_FILE"
+	FindAndReplace = "FIND_AND_REPLACE_IN_FILE"
+	Command        = "COMMAND"
+	UpdateTaskList = "UPDATE_TASK_LIST"
+	AskUser        = "ASK_USER"
+	Done           = "DONE"
 )
 
 // Env is what tools need from the run.

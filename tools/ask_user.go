@@ -1,0 +1,46 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// AskUserTool puts a question to the user.
+type AskUserTool struct{}
+
+// Name implements Tool.
+func (AskUserTool) Name() string { return AskUser }
+
+// Doc implements Tool.
+func (AskUserTool) Doc() Doc { return describe(AskUser, "ask_user", nil) }
+
+// Check implements Tool.
+func (AskUserTool) Check(input string) error {
+	if strings.TrimSpace(input) == "" {
+		return fmt.Errorf("ASK_USER needs a question, e.g.:\n%s", AskUserTool{}.Doc().Example)
+	}
+	return nil
+}
+
+// Run implements Tool.
+func (t AskUserTool) Run(ctx context.Context, env *Env, input string) Result {
+	q := strings.TrimSpace(input)
+	r := Result{Tool: AskUser, Summary: oneLine(q, 80)}
+	if err := t.Check(input); err != nil {
+		return r.fail(err.Error())
+	}
+	if !env.Interactive || env.Ask == nil {
+		return r.fail("no user is available: this is an automated run. Make a reasonable assumption, state it in your Thoughts, and go on.")
+	}
+	answer, err := env.Ask(ctx, q)
+	if err != nil {
+		return r.fail(fmt.Sprintf("the question could not be asked: %v.", err))
+	}
+	answer = strings.TrimSpace(answer)
+	if answer == "" {
+		answer = "(the user gave an empty answer)"
+	}
+	r.OK, r.Output = true, answer
+	return r
+}

@@ -1,0 +1,221 @@
+//go:build unix
+
+package tools
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestCommandResults(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, input string
+		ok          bool
+		code        int
+		want        string
+	}{
+		{"success without output", "true", true, 0, "Command succeeded (exit code 0).\n(no output)"},
+		{"failure", "echo oops; exit 3", false, 3, "Command failed (exit code 3).\noops"},
+		{"interleaved stdout and stderr", "echo a; echo b >&2; echo c", true, 0, "Command succeeded (exit code 0).\na\nb\nc"},
+		{"fenced block", "```bash\necho one\necho two\n```", true, 0, "Command succeeded (exit code 0).\none\ntwo"},
+		{"non-interactive environment", `echo "$CI $PAGER $GIT_PAGER $GIT_EDITOR $GIT_TERMINAL_PROMPT $DEBIAN_FRONTEND $npm_config_yes"`,
+			true, 0, "Command succeeded (exit code 0).\n1 cat cat true 0 noninteractive true"},
+		{"stdin is empty", "cat; wc -c | tr -d ' '", true, 0, "Command succeeded (exit code 0).\n0"},
+		{"no terminal", "test -t 0 || echo no-tty; (exec 3</dev/tty) 2>/dev/null || echo no-controlling-tty", true, 0,
+			"Command succeeded (exit code 0).\nno-tty\nno-controlling-tty"},
+		{"killed by a signal", "kill -9 $$", false, -1, "Command ended without an exit code (signal: killed).\n(no output)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			env := newEnv(t, nil)
+			r := runTool(t, CommandTool{}, env, tt.input)
+			if r.OK != tt.ok || r.ExitCode != tt.code || r.Output != tt.want {
+				t.Errorf("OK=%v ExitCode=%d Output=%q, want %v %d %q", r.OK, r.ExitCode, r.Output, tt.ok, tt.code, tt.want)
+			}
+			if r.Command != commandArg(tt.input) {
+				t.Errorf("Command = %q", r.Command)
+			}
+		})
+	}
+}
+
+func TestCommandWorkingDirectory(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t, map[string]string{"here.txt": ""})
+	r := runTool(t, CommandTool{}, env, "pwd; ls")
+	dir, _ := filepath.EvalSymlinks(env.Dir)
+	if want := "Command succeeded (exit code 0).\n" + dir + "\nhere.txt"; r.Output != want {
+		t.Errorf("%q, want %q", r.Output, want)
+	}
+	env.Dir = filepath.Join(env.Dir, "missing")
+	r = CommandTool{}.Run(context.Background(), env, "true")
+	if r.OK || r.Output != "Error: cannot run the command: the working directory "+env.Dir+" is missing or not a directory." {
+		t.Errorf("%q", r.Output)
+	}
+}
+
+// gone reports whether pid no longer runs (a zombie waiting for a parent
+// that will never reap it counts as gone).
+func gone(pid int) bool {
+	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+		return true
+	}
+	if runtime.GOOS == "linux" {
+		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			return true
+		}
+		if i := strings.LastIndexByte(string(stat), ')'); i > 0 && len(stat) > i+2 {
+			return stat[i+2] == 'Z'
+		}
+	}
+	return false
+}
+
+// waitFor polls cond until it holds or the deadline passes.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting until %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func readPid(t *testing.T, p string) int {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("pid file: %v", err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pid
+}
+
+func TestCommandTimeoutKillsTheGroup(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t, nil)
+	env.CommandTimeout = time.Second
+	// A grandchild writes its pid then waits; the shell waits for it.
+	input := "echo started; sh -c 'echo $$ > grandchild.pid; exec sleep 30' & wait"
+	start := time.Now()
+	r := runTool(t, CommandTool{}, env, input)
+	if elapsed := time.Since(start); elapsed > 5*time.Second {
+		t.Errorf("took %v", elapsed)
+	}
+	want := "Error: Command timed out after 1 s; it was stopped (its whole process group). Output so far:\nstarted\nRun long-lived processes"
+	if r.OK || r.ExitCode != -1 || !strings.HasPrefix(r.Output, want) {
+		t.Errorf("OK=%v ExitCode=%d Output=%q", r.OK, r.ExitCode, r.Output)
+	}
+	pid := readPid(t, filepath.Join(env.Dir, "grandchild.pid"))
+	waitFor(t, "the grandchild is gone", func() bool { return gone(pid) })
+}
+
+func TestCommandTimeoutKillsWhatIgnoresTerm(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t, nil)
+	r := &runner{dir: env.Dir, timeout: 300 * time.Millisecond, grace: 200 * time.Millisecond}
+	// Ignored signals stay ignored across exec: sleep ignores TERM too.
+	start := time.Now()
+	res := r.run(context.Background(), "trap '' TERM; sleep 30 & echo $! > child.pid; wait")
+	if elapsed := time.Since(start); elapsed < 500*time.Millisecond || elapsed > 5*time.Second {
+		t.Errorf("took %v; want the timeout plus the grace period", elapsed)
+	}
+	if res.OK || !strings.HasPrefix(res.Output, "Error: Command timed out after 300 ms;") {
+		t.Errorf("%q", res.Output)
+	}
+	pid := readPid(t, filepath.Join(env.Dir, "child.pid"))
+	waitFor(t, "the child is gone", func() bool { return gone(pid) })
+}
+
+func TestCommandBackgroundChildDoesNotBlock(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t, nil)
+	start := time.Now()
+	r := runTool(t, CommandTool{}, env, "sleep 30 & echo $! > bg.pid; echo done")
+	pid := readPid(t, filepath.Join(env.Dir, "bg.pid"))
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+	if elapsed := time.Since(start); elapsed > 5*time.Second {
+		t.Errorf("took %v: the left-behind child blocked the command", elapsed)
+	}
+	want := "Command succeeded (exit code 0).\ndone\nNote: a process the command started in the background still holds its output open; what it prints from now on is not captured."
+	if !r.OK || r.Output != want {
+		t.Errorf("%q", r.Output)
+	}
+}
+
+func TestCommandInterrupted(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	marker := filepath.Join(env.Dir, "started")
+	go func() {
+		deadline := time.Now().Add(5 * time.Second)
+		for time.Now().Before(deadline) {
+			if _, err := os.Stat(marker); err == nil {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		cancel()
+	}()
+	start := time.Now()
+	r := CommandTool{}.Run(ctx, env, "echo before; touch started; sleep 30")
+	if elapsed := time.Since(start); elapsed > 5*time.Second {
+		t.Errorf("took %v", elapsed)
+	}
+	want := "Error: Command interrupted by the user; it was stopped (its whole process group). Output so far:\nbefore"
+	if r.OK || r.ExitCode != -1 || r.Output != want {
+		t.Errorf("OK=%v ExitCode=%d Output=%q", r.OK, r.ExitCode, r.Output)
+	}
+}
+
+// Not parallel: it measures the allocations of the whole process.
+func TestCommandHugeOutputBoundedMemory(t *testing.T) {
+	env := newEnv(t, nil)
+	const size = 50 << 20
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	r := runTool(t, CommandTool{}, env, "yes 0123456789abcdef | head -c "+strconv.Itoa(size))
+	runtime.ReadMemStats(&after)
+	alloc := after.TotalAlloc - before.TotalAlloc
+	t.Logf("allocated %d KB", alloc>>10)
+	if alloc > 8<<20 {
+		t.Errorf("allocated %d MB for %d MB of output", alloc>>20, size>>20)
+	}
+	if !r.OK || len(r.Output) > OutputHead+OutputTail+400 {
+		t.Fatalf("OK=%v, %d bytes of output", r.OK, len(r.Output))
+	}
+	i := strings.Index(r.Output, "full output saved in ")
+	if i < 0 {
+		t.Fatalf("no saved path in %q", r.Output[:OutputHead+300])
+	}
+	saved, _, _ := strings.Cut(r.Output[i+len("full output saved in "):], "]")
+	if filepath.Dir(saved) != env.OutputDir {
+		t.Errorf("saved in %s, want under %s", saved, env.OutputDir)
+	}
+	info, err := os.Stat(saved)
+	if err != nil || info.Size() != size {
+		t.Fatalf("saved file: %v, %v", info, err)
+	}
+	if !strings.Contains(r.Output, "[… 50.0 MB cut (3083326 lines of 50.0 MB in all, 3084047 lines) …") {
+		t.Errorf("marker: %q", r.Output[OutputHead-100:OutputHead+300])
+	}
+}

@@ -1,0 +1,171 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// ListDirectoryTool shows a directory as a tree, or the paths matching a
+// doublestar glob.
+type ListDirectoryTool struct{}
+
+// Name implements Tool.
+func (ListDirectoryTool) Name() string { return ListDirectory }
+
+// Doc implements Tool.
+func (ListDirectoryTool) Doc() Doc {
+	return describe(ListDirectory, "list_directory", struct{ MaxEntries int }{MaxListEntries})
+}
+
+// listArg is the path or glob of the input; empty input lists ".".
+func listArg(input string) string {
+	line, _ := firstLine(input)
+	if p := unquote(line); p != "" {
+		return p
+	}
+	return "."
+}
+
+// isGlob reports whether p holds doublestar meta characters.
+func isGlob(p string) bool { return strings.ContainsAny(p, "*?[{") }
+
+// Check implements Tool.
+func (ListDirectoryTool) Check(input string) error {
+	if p := listArg(input); isGlob(p) && !doublestar.ValidatePattern(filepath.ToSlash(p)) {
+		return fmt.Errorf("LIST_DIRECTORY: %q is not a valid glob (check the brackets and braces). Expected a path or a glob, e.g.:\n%s",
+			p, ListDirectoryTool{}.Doc().Example)
+	}
+	return nil
+}
+
+// Run implements Tool.
+func (t ListDirectoryTool) Run(ctx context.Context, env *Env, input string) Result {
+	arg := listArg(input)
+	r := Result{Tool: ListDirectory, Summary: arg}
+	if err := t.Check(input); err != nil {
+		return r.fail(err.Error())
+	}
+	abs := resolve(env.Dir, arg)
+	info, err := os.Stat(abs)
+	switch {
+	case err == nil && !info.IsDir():
+		disp := display(env.Dir, abs)
+		r.Attrs = [][2]string{{"path", disp}}
+		r.OK = true
+		r.Output = fmt.Sprintf("%s is a file (%s), not a directory; use READ_FILE to read it.", disp, formatSize(info.Size()))
+		return r
+	case err == nil:
+		return listTree(ctx, env, abs, r)
+	case errors.Is(err, fs.ErrNotExist) && isGlob(arg):
+		return listGlob(ctx, env, arg, r)
+	default:
+		return r.fail(missingMessage(ctx, env, abs, err, false))
+	}
+}
+
+func listTree(ctx context.Context, env *Env, abs string, r Result) Result {
+	disp := display(env.Dir, abs)
+	r.Attrs = [][2]string{{"path", disp}}
+	fsys, start, ign := openTree(abs)
+	s := scanTree(ctx, fsys, start, ign, 0, walkLimit)
+	if s.root.err != nil && len(s.root.children) == 0 {
+		return r.fail(fmt.Sprintf("cannot read directory %s: %s.", disp, fsErr(s.root.err)))
+	}
+	if s.total == 0 {
+		r.OK = true
+		r.Output = disp + "/ is empty (or holds only ignored files)."
+		return r
+	}
+	r.OK = true
+	r.Output = s.render(strings.TrimSuffix(disp, "/")+"/", MaxListEntries)
+	return r
+}
+
+func listGlob(ctx context.Context, env *Env, arg string, r Result) Result {
+	base, pattern := doublestar.SplitPattern(filepath.ToSlash(arg))
+	absBase := resolve(env.Dir, filepath.FromSlash(base))
+	if info, err := os.Stat(absBase); err != nil || !info.IsDir() {
+		if err == nil {
+			err = fmt.Errorf("not a directory")
+		}
+		return r.fail(missingMessage(ctx, env, absBase, err, false))
+	}
+	disp := display(env.Dir, absBase)
+	r.Attrs = [][2]string{{"path", disp}}
+	fsys, start, ign := openTree(absBase)
+	s := scanTree(ctx, fsys, start, ign, 0, walkLimit)
+	m := &scan{root: &node{name: s.root.name, dir: true}, complete: s.complete}
+	matches := filterGlob(s.root, m.root, pattern, "", 0, m)
+	countBelow(m.root)
+	r.OK = true
+	if matches == 0 {
+		r.Output = fmt.Sprintf("No paths match %q (searched %s under %s/, skipping .git, node_modules and ignored paths).",
+			arg, plural(s.total, "entry"), disp)
+		return r
+	}
+	r.Output = fmt.Sprintf("%s match %q:\n%s", plural(matches, "path"), arg,
+		m.render(strings.TrimSuffix(disp, "/")+"/", MaxListEntries))
+	return r
+}
+
+// filterGlob copies into dst the entries of src whose path relative to the
+// glob's base matches pattern, with the directories leading to them, and
+// returns how many matched.
+func filterGlob(src, dst *node, pattern, rel string, depth int, m *scan) int {
+	matches := 0
+	for _, c := range src.children {
+		p := rel + c.name
+		copied := &node{name: c.name, dir: c.dir, link: c.link, read: c.read, err: c.err}
+		hit := doublestar.MatchUnvalidated(pattern, p)
+		sub := 0
+		if c.dir {
+			sub = filterGlob(c, copied, pattern, p+"/", depth+1, m)
+		}
+		if !hit && sub == 0 {
+			continue
+		}
+		if hit {
+			matches++
+		}
+		matches += sub
+		dst.children = append(dst.children, copied)
+		for len(m.levels) <= depth {
+			m.levels = append(m.levels, 0)
+		}
+		m.levels[depth]++
+		m.total++
+	}
+	return matches
+}
+
+// missingMessage explains why abs cannot be used and offers similar names.
+func missingMessage(ctx context.Context, env *Env, abs string, err error, file bool) string {
+	disp := display(env.Dir, abs)
+	var b strings.Builder
+	if errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(&b, "%s does not exist (paths are relative to %s).", disp, env.Dir)
+	} else {
+		fmt.Fprintf(&b, "cannot open %s: %s.", disp, fsErr(err))
+		return b.String()
+	}
+	if s := similar(ctx, env.Dir, abs, file); len(s) > 0 {
+		b.WriteString(" Did you mean: " + strings.Join(s, ", ") + "?")
+	} else {
+		b.WriteString(" Use LIST_DIRECTORY to see what exists.")
+	}
+	return b.String()
+}
+
+// fail marks r failed with a message for the model.
+func (r Result) fail(msg string) Result {
+	r.OK = false
+	r.Output = "Error: " + msg
+	return r
+}

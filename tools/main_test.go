@@ -1,0 +1,78 @@
+package tools
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files in testdata/")
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// newEnv is an Env over a fresh directory holding files (path → content).
+func newEnv(t *testing.T, files map[string]string) *Env {
+	t.Helper()
+	dir := t.TempDir()
+	writeTree(t, dir, files)
+	return &Env{Dir: dir, OutputDir: filepath.Join(t.TempDir(), "out")}
+}
+
+func writeTree(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func readFile(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// runTool runs tool after checking that its input passes Check.
+func runTool(t *testing.T, tool Tool, env *Env, input string) Result {
+	t.Helper()
+	if err := tool.Check(input); err != nil {
+		t.Fatalf("Check(%q) = %v", input, err)
+	}
+	r := tool.Run(context.Background(), env, input)
+	if r.Tool != tool.Name() {
+		t.Errorf("Result.Tool = %q, want %q", r.Tool, tool.Name())
+	}
+	return r
+}
+
+// golden compares got with testdata/<name>.golden, rewriting it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	p := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s:\n--- got\n%s\n--- want\n%s", p, got, want)
+	}
+}

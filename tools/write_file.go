@@ -1,0 +1,69 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/devagent/dev/parser"
+)
+
+// WriteFileTool creates or overwrites a file with the content of a code block.
+type WriteFileTool struct{}
+
+// Name implements Tool.
+func (WriteFileTool) Name() string { return WriteFile }
+
+// Doc implements Tool.
+func (WriteFileTool) Doc() Doc { return describe(WriteFile, "write_file", nil) }
+
+func writeArgs(input string) (path string, blocks []parser.CodeBlock, err error) {
+	path, rest, ok := pathInput(input)
+	if !ok {
+		return "", nil, fmt.Errorf("WRITE_FILE needs the file's path on the first line, then one fenced code block with the whole content, e.g.:\n%s",
+			WriteFileTool{}.Doc().Example)
+	}
+	blocks = parser.CodeBlocks(rest)
+	if len(blocks) == 0 {
+		return "", nil, fmt.Errorf("WRITE_FILE for %s has no fenced code block. Put the whole file content in one block after the path, e.g.:\n%s",
+			path, WriteFileTool{}.Doc().Example)
+	}
+	return path, blocks, nil
+}
+
+// Check implements Tool.
+func (WriteFileTool) Check(input string) error {
+	_, _, err := writeArgs(input)
+	return err
+}
+
+// Run implements Tool.
+func (WriteFileTool) Run(_ context.Context, env *Env, input string) Result {
+	p, blocks, err := writeArgs(input)
+	r := Result{Tool: WriteFile, Summary: oneLine(input, 80)}
+	if err != nil {
+		return r.fail(err.Error())
+	}
+	abs := resolve(env.Dir, p)
+	disp := display(env.Dir, abs)
+	r.Summary = disp
+	r.Attrs = [][2]string{{"path", disp}}
+	content := blocks[0].Content
+	created, err := writeAtomic(abs, []byte(content))
+	if err != nil {
+		return r.fail(fmt.Sprintf("cannot write %s: %s.", disp, fsErr(err)))
+	}
+	r.OK = true
+	r.Files = []string{disp}
+	verb := "overwritten"
+	if created {
+		verb = "created"
+	}
+	r.Output = fmt.Sprintf("File %s: %s (%s, %s).", verb, disp, plural(countLines(content), "line"), plural(len(content), "byte"))
+	switch n := len(blocks) - 1; {
+	case n == 1:
+		r.Output += " Only the first code block was written; the block after it was ignored."
+	case n > 1:
+		r.Output += fmt.Sprintf(" Only the first code block was written; the %d blocks after it were ignored.", n)
+	}
+	return r
+}
