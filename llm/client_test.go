@@ -324,6 +324,8 @@ func TestStreamBodies(t *testing.T) {
 		{name: "json 200 error string", contentType: "application/json",
 			body:    `{"error":"Trying to keep the first 15857 tokens when context the overflows. However, the model is loaded with context length of only 4096 tokens, which is not enough."}`,
 			wantErr: true, kind: KindOverflow, status: 200, limit: 4096, prompt: 15857},
+		{name: "sse labelled as json", contentType: "application/json", body: chunkJSON("a", "") + chunkJSON("b", "stop") + "data: [DONE]\n\n",
+			want: Reply{Content: "ab", FinishReason: "stop"}},
 		{name: "json 200 without choices", contentType: "application/json", body: `{"object":"list"}`, wantErr: true, kind: KindServer, status: 200},
 	}
 	for _, tc := range cases {

@@ -66,6 +66,11 @@ func (d *callDoer) Do(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading response body: %w", err)
 	}
+	if ok && !bytes.HasPrefix(bytes.TrimSpace(b), []byte("{")) {
+		// SSE mislabelled as JSON: let the SSE reader have it after all.
+		resp.Body = io.NopCloser(bytes.NewReader(b))
+		return resp, nil
+	}
 	d.body = b
 	if ok {
 		// Hand go-openai's SSE reader nothing; Stream parses d.body instead.
