@@ -141,10 +141,11 @@ func TestKeepAliveCommentsCountAsProgress(t *testing.T) {
 		startSSE(w)
 		// More comment lines than go-openai's default EmptyMessagesLimit (300).
 		writeSSE(w, strings.Repeat(": keep-alive\n\n", 400))
-		// Then keep-alives only, for twice the idle timeout.
+		// Then keep-alives only, every 25ms for twice the idle timeout. The
+		// wide margin keeps the test honest on a loaded machine.
 		tick := time.NewTicker(25 * time.Millisecond)
 		defer tick.Stop()
-		for range 40 {
+		for range 80 {
 			select {
 			case <-tick.C:
 				writeSSE(w, ": keep-alive\n\n")
@@ -154,7 +155,7 @@ func TestKeepAliveCommentsCountAsProgress(t *testing.T) {
 		}
 		writeSSE(w, chunkJSON("done", "stop")+"data: [DONE]\n\n")
 	})
-	c := New(Config{BaseURL: srv.URL, IdleTimeout: 500 * time.Millisecond})
+	c := New(Config{BaseURL: srv.URL, IdleTimeout: time.Second})
 	reply, err, took := streamWithin(t, 10*time.Second, c, context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -162,7 +163,7 @@ func TestKeepAliveCommentsCountAsProgress(t *testing.T) {
 	if reply.Content != "done" || reply.FinishReason != "stop" {
 		t.Errorf("reply = %+v", reply)
 	}
-	if took < time.Second {
+	if took < 2*time.Second {
 		t.Errorf("took %s: the keep-alive phase did not last past the idle timeout", took)
 	}
 }
