@@ -1,0 +1,242 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"time"
+)
+
+// errStalled is the cancel cause when no byte arrived for IdleTimeout.
+var errStalled = errors.New("no data received")
+
+// maxBufferedBody bounds what is read into memory from an error response or
+// a non-streamed JSON reply.
+const maxBufferedBody = 4 << 20
+
+// callDoer is the go-openai HTTPDoer of one call. It sees what go-openai
+// hides: the status and headers, the raw body of an error response (with
+// fields such as n_ctx that go-openai's APIError drops), SSE lines go-openai
+// swallows (`error:` events), and whether `data: [DONE]` came. It also
+// enforces the idle timeout: every byte read pushes the deadline back.
+type callDoer struct {
+	client *http.Client
+	idle   time.Duration
+	cancel context.CancelCauseFunc
+	stream bool // a streaming call: buffer a JSON 200 instead of handing it to the SSE reader
+
+	timer  *time.Timer
+	sent   bool // Do was called: a failure is the server's or the network's, not go-openai's validation
+	status int
+	header http.Header
+	body   []byte // error response body, or the JSON reply of a server that ignored stream:true
+	lines  sseWatcher
+}
+
+func newCallDoer(client *http.Client, idle time.Duration, cancel context.CancelCauseFunc, stream bool) *callDoer {
+	return &callDoer{client: client, idle: idle, cancel: cancel, stream: stream}
+}
+
+func (d *callDoer) Do(req *http.Request) (*http.Response, error) {
+	d.sent = true
+	// The clock starts with the request: a server that never answers, not
+	// even with headers, is as stalled as one that stops mid-stream.
+	if d.idle > 0 {
+		d.timer = time.AfterFunc(d.idle, func() { d.cancel(errStalled) })
+	}
+	resp, err := d.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	d.status, d.header = resp.StatusCode, resp.Header
+	body := &watchedBody{rc: resp.Body, d: d}
+	ok := resp.StatusCode >= 200 && resp.StatusCode < 300
+	if ok && !(d.stream && isJSON(resp.Header.Get("Content-Type"))) {
+		resp.Body = body
+		return resp, nil
+	}
+	// Error bodies and non-streamed replies are small: read them whole here,
+	// still under the idle timer, and keep the bytes for classification.
+	b, err := io.ReadAll(io.LimitReader(body, maxBufferedBody))
+	_ = body.Close()
+	if err != nil {
+		return nil, fmt.Errorf("reading response body: %w", err)
+	}
+	if ok && !bytes.HasPrefix(bytes.TrimSpace(b), []byte("{")) {
+		// SSE mislabelled as JSON: let the SSE reader have it after all.
+		resp.Body = io.NopCloser(bytes.NewReader(b))
+		return resp, nil
+	}
+	d.body = b
+	if ok {
+		// Hand go-openai's SSE reader nothing; Stream parses d.body instead.
+		resp.Body = http.NoBody
+	} else {
+		resp.Body = io.NopCloser(bytes.NewReader(b))
+	}
+	return resp, nil
+}
+
+// stop releases the idle timer.
+func (d *callDoer) stop() {
+	if d.timer != nil {
+		d.timer.Stop()
+	}
+}
+
+func isJSON(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && mt == "application/json"
+}
+
+// watchedBody resets the idle timer on every read that returns bytes
+// (keep-alive comments are progress too) and feeds the SSE watcher.
+type watchedBody struct {
+	rc io.ReadCloser
+	d  *callDoer
+}
+
+func (b *watchedBody) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	if n > 0 {
+		if b.d.timer != nil {
+			b.d.timer.Reset(b.d.idle)
+		}
+		b.d.lines.write(p[:n])
+	}
+	if errors.Is(err, io.EOF) {
+		b.d.lines.flush()
+	}
+	return n, err
+}
+
+func (b *watchedBody) Close() error {
+	b.d.stop()
+	return b.rc.Close()
+}
+
+// sseWatcher follows the SSE lines of a stream for what go-openai's reader
+// drops: llama.cpp's non-standard `error: {...}` field, a data payload of an
+// `event: error` event, `data: {"error":...}` (go-openai reports it, but
+// loses it when comment lines came before it), and the `data: [DONE]` marker.
+// It keeps only lines that can matter, so memory stays bounded whatever the
+// stream size.
+type sseWatcher struct {
+	line     []byte // the current line, while it may still matter
+	skip     bool   // the current line is known not to matter
+	errEvent bool   // inside an `event: error` event
+	errs     [][]byte
+	done     bool
+}
+
+const maxWatchedLine = 64 << 10
+
+func (w *sseWatcher) write(p []byte) {
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		seg := p
+		if i >= 0 {
+			seg = p[:i]
+		}
+		if !w.skip {
+			if len(w.line)+len(seg) <= maxWatchedLine {
+				w.line = append(w.line, seg...)
+			}
+			if !w.mayMatter(w.line) {
+				w.skip, w.line = true, w.line[:0]
+			}
+		}
+		if i < 0 {
+			return
+		}
+		w.endLine()
+		p = p[i+1:]
+	}
+}
+
+// flush ends a last line that had no newline.
+func (w *sseWatcher) flush() {
+	if len(w.line) > 0 {
+		w.endLine()
+	}
+}
+
+func (w *sseWatcher) endLine() {
+	line := bytes.TrimSpace(w.line)
+	skipped := w.skip
+	w.line, w.skip = w.line[:0], false
+	if skipped {
+		return
+	}
+	field, value, _ := bytes.Cut(line, []byte(":"))
+	value = bytes.TrimSpace(value)
+	switch string(field) {
+	case "":
+		if len(line) == 0 {
+			w.errEvent = false // a blank line ends the event
+		}
+	case "error":
+		w.keep(value)
+	case "event":
+		w.errEvent = string(value) == "error"
+	case "data":
+		switch {
+		case string(value) == "[DONE]":
+			w.done = true
+		case w.errEvent || bytes.HasPrefix(value, []byte(`{"error"`)):
+			w.keep(value)
+		}
+	}
+}
+
+func (w *sseWatcher) keep(payload []byte) {
+	w.errs = append(w.errs, bytes.Clone(payload))
+}
+
+var (
+	prefixError = []byte("error:")
+	prefixEvent = []byte("event:")
+	prefixData  = []byte("data:")
+	dataError   = []byte(`{"error"`)
+	dataDone    = []byte("[DONE]")
+)
+
+// mayMatter reports whether a line that starts with prefix can still turn
+// out to be one the watcher keeps.
+func (w *sseWatcher) mayMatter(prefix []byte) bool {
+	l := bytes.TrimLeft(prefix, " \t")
+	if len(l) == 0 {
+		return true // blank so far; a blank line ends an event
+	}
+	if hasOrIsPrefix(l, prefixError) || hasOrIsPrefix(l, prefixEvent) {
+		return true
+	}
+	if !hasOrIsPrefix(l, prefixData) {
+		return false
+	}
+	if len(l) <= len(prefixData) || w.errEvent {
+		return true
+	}
+	v := bytes.TrimLeft(l[len(prefixData):], " \t")
+	return hasOrIsPrefix(v, dataError) || hasOrIsPrefix(v, dataDone)
+}
+
+// hasOrIsPrefix reports whether s starts with p, or is a start of p.
+func hasOrIsPrefix(s, p []byte) bool {
+	if len(s) < len(p) {
+		return bytes.HasPrefix(p, s)
+	}
+	return bytes.HasPrefix(s, p)
+}
+
+// lastError is the last error payload the stream carried, or nil.
+func (w *sseWatcher) lastError() []byte {
+	if len(w.errs) == 0 {
+		return nil
+	}
+	return w.errs[len(w.errs)-1]
+}
