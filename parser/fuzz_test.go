@@ -83,3 +83,42 @@ func longestRun(s string, c byte) int {
 	}
 	return longest
 }
+
+// fragments are the pieces FuzzParseFragments builds replies from: the
+// template's lines in their lenient spellings, fences, thinking tags and
+// markdown that changes what a line means.
+var fragments = []string{
+	"# Agent Response", "## Agent Response:", "## Thoughts", "### **thoughts:**", "## Thoughts: x",
+	"## Task List", "## tasks", "## Task List: [x] a", "## Tool Choice", "## Tool Choice: DONE",
+	"## **Tool Choice:** `COMMAND`", "## Tool Input", "## Tool Input: ls", "## Usage", "#",
+	"DONE", "COMMAND", "write_file", "**READ_FILE**", "Write File.", "UNKNOWN_TOOL",
+	"[x] a", "[~] b", "[ ] c", "- [ ] d", "1. [X] e", "[] f", "text", "", "  ", "    ## Tool Choice",
+	"```", "```md", "```bash", "````", "````markdown", "~~~", "   ```", "``` `",
+	"<think>", "</think>", "<THINKING>", "</thinking>", "`</think>`", "x </think> y", "<think>t</think>",
+	"> ## Tool Choice", "- item", "  ## Tool Choice", "a", "---", "===", "<br>", "**Tool Choice:** DONE",
+	"\t", "\r", "é", "\xff",
+}
+
+// FuzzParseFragments makes FuzzParse's checks on replies assembled from
+// fragments, one line per input byte, which reaches the template's corners
+// far sooner than random text.
+func FuzzParseFragments(f *testing.F) {
+	f.Add([]byte{0, 2, 26, 9, 15, 12, 28})
+	f.Add([]byte{40, 0, 9, 15, 12, 32, 0, 9, 31, 9, 16, 12, 41})
+	f.Fuzz(func(t *testing.T, picks []byte) {
+		lines := make([]string, len(picks))
+		for i, b := range picks {
+			lines[i] = fragments[int(b)%len(fragments)]
+		}
+		reply := strings.Join(lines, "\n")
+		r, err := Parse(reply, testTools)
+		if err != nil {
+			var fe *FormatError
+			if !errors.As(err, &fe) || fe.Message == "" {
+				t.Fatalf("Parse error %T %v, want a *FormatError with a message", err, err)
+			}
+			return
+		}
+		checkRoundTrip(t, r)
+	})
+}

@@ -159,9 +159,9 @@ type heading struct {
 // closing a ```bash block inside it, then read the rest of the file as
 // markdown, and its final fence as the start of a block swallowing the next
 // Tool Choice. Leaving them out also keeps a 1 MB WRITE_FILE cheap.
-func scanHeadings(src string) []heading {
+func scanHeadings(md gmparser.Parser, src string) []heading {
 	outside, pieces := outsideFences(src)
-	doc := newMarkdownParser().Parse(text.NewReader(outside))
+	doc := md.Parse(text.NewReader(outside))
 	var hs []heading
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		h, ok := n.(*ast.Heading)

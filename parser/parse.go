@@ -3,6 +3,8 @@ package parser
 import (
 	"fmt"
 	"strings"
+
+	gmparser "github.com/yuin/goldmark/parser"
 )
 
 // FormatReminder is a short reminder of the template that a caller may append
@@ -22,7 +24,7 @@ const FormatReminder = "Answer with this template:\n\n" +
 func Parse(reply string, toolNames []string) (Response, error) {
 	src := strings.TrimPrefix(normaliseNewlines(reply), "\ufeff")
 	content, reasoning := StripThinking(src)
-	p := &parse{toolNames: toolNames}
+	p := &parse{toolNames: toolNames, md: newMarkdownParser()}
 	p.resp.Reasoning = reasoning
 	if isBlank(content) {
 		return p.resp, &FormatError{Message: emptyMessage(reasoning != "")}
@@ -43,6 +45,7 @@ func Parse(reply string, toolNames []string) (Response, error) {
 // parse holds the state of one Parse call.
 type parse struct {
 	toolNames []string
+	md        gmparser.Parser // one per call, shared by its scans (no package globals)
 	resp      Response
 	warnings  []string
 	problems  []string
@@ -76,7 +79,7 @@ func normaliseNewlines(s string) string {
 // reply shows no Tool Choice heading, the template may be wrapped in a
 // ```markdown fence: the whole reply, or one block of it.
 func (p *parse) locate(content string) (string, []heading) {
-	hs := scanHeadings(content)
+	hs := scanHeadings(p.md, content)
 	if has(hs, secToolChoice) {
 		return content, hs
 	}
@@ -89,7 +92,7 @@ func (p *parse) locate(content string) (string, []heading) {
 			continue // cheap: a reply may hold thousands of code blocks
 		}
 		inner, thinking := StripThinking(cand)
-		chs := scanHeadings(inner)
+		chs := scanHeadings(p.md, inner)
 		if has(chs, secToolChoice) {
 			best, bestThinking, bestHs = inner, thinking, chs
 			break
@@ -294,32 +297,25 @@ func (p *parse) warnHeading(h heading) {
 	p.warn("Read the heading %q as %q.", got, want)
 }
 
-// toolChoice reads the body of a Tool Choice section.
+// toolChoice reads the body of a Tool Choice section: the name is its first
+// line, or the heading's rest; a name alone in a code block is accepted too.
 func toolChoice(h heading, body string) *toolDraft {
 	if h.rest != "" {
 		return &toolDraft{nameLine: h.rest, extra: trimBlock(body)}
 	}
-	// The name is the first line; a model may put it in a code block.
-	rest := body
-	fenced := false
-	for rest != "" {
-		line, after, _ := strings.Cut(rest, "\n")
-		if isBlank(line) {
-			rest = after
-			continue
-		}
-		if _, ok := parseFence(line); ok && !fenced {
-			fenced, rest = true, after
-			continue
-		}
-		if fenced {
-			if next, rest, _ := strings.Cut(after, "\n"); isBareFence(next) {
-				after = rest
-			}
-		}
-		return &toolDraft{nameLine: strings.TrimSpace(line), fenced: fenced, extra: trimBlock(after)}
+	rest := trimBlock(body)
+	if rest == "" {
+		return &toolDraft{}
 	}
-	return &toolDraft{}
+	line, after, _ := strings.Cut(rest, "\n")
+	if f, ok := parseFence(line); ok {
+		name, after2, _ := strings.Cut(after, "\n")
+		closing, after3, _ := strings.Cut(after2, "\n")
+		if c, ok := parseFence(closing); ok && c.closes(f) && !isBlank(name) {
+			return &toolDraft{nameLine: strings.TrimSpace(name), fenced: true, extra: trimBlock(after3)}
+		}
+	}
+	return &toolDraft{nameLine: strings.TrimSpace(line), extra: trimBlock(after)}
 }
 
 func isBareFence(line string) bool {
