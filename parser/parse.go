@@ -547,12 +547,15 @@ func pseudoHeading(src string) string {
 	return ""
 }
 
+// emptyMessage explains an empty reply. The client may already have taken
+// the reasoning out of the content, so a long reasoning is the likely cause
+// even when Parse saw none.
 func emptyMessage(hadReasoning bool) string {
-	const answer = "answer with the template: `# Agent Response`, then `## Thoughts`, `## Task List`, `## Tool Choice` (one tool name on the next line) and `## Tool Input`."
+	const answer = " Keep the reasoning short and answer with the template: `# Agent Response`, then `## Thoughts`, `## Task List`, `## Tool Choice` (one tool name on the next line) and `## Tool Input`."
 	if hadReasoning {
-		return "Your reply held only reasoning and no answer: the reasoning may have used the whole token budget. Keep the reasoning short and " + answer
+		return "Your reply held only reasoning and no answer: the reasoning may have used the whole token budget." + answer
 	}
-	return "Your reply was empty. Please " + answer
+	return "Your reply was empty: the reasoning may have used the whole token budget." + answer
 }
 
 // formatError joins the problems, numbered when there are several, and ends
