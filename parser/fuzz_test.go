@@ -3,6 +3,7 @@ package parser
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -26,21 +27,12 @@ func FuzzParse(f *testing.F) {
 			t.Fatal("Parse accepted a reply without tools")
 		}
 		for _, tool := range r.Tools {
-			if !contains(testTools, tool.Name) {
+			if !slices.Contains(testTools, tool.Name) {
 				t.Fatalf("tool %q is not one of the valid names", tool.Name)
 			}
 		}
 		checkRoundTrip(t, r)
 	})
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // FuzzCodeBlocks: CodeBlocks never panics; each block's content is whole

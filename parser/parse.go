@@ -2,6 +2,7 @@ package parser
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	gmparser "github.com/yuin/goldmark/parser"
@@ -33,7 +34,10 @@ func Parse(reply string, toolNames []string) (Response, error) {
 	p.sections(src, hs)
 	if len(p.problems) > 0 {
 		tail := ""
-		if p.listTools {
+		switch {
+		case p.listTools && len(toolNames) == 0:
+			tail = "No tools are available."
+		case p.listTools:
 			tail = "Valid tools: " + strings.Join(toolNames, ", ") + "."
 		}
 		return Response{Reasoning: p.resp.Reasoning}, formatError(p.problems, tail)
@@ -209,7 +213,9 @@ func (p *parse) sections(src string, hs []heading) {
 			i++
 			continue
 		}
-		found = append(found, canonical[h.kind])
+		if !slices.Contains(found, canonical[h.kind]) {
+			found = append(found, canonical[h.kind])
+		}
 		p.warnHeading(h)
 		// A Tool Input runs to the next Tool Choice: a README written through
 		// WRITE_FILE may well have "## Usage" or even "## Thoughts" headings.
@@ -286,7 +292,7 @@ func withRest(h heading, body string) string {
 // warnHeading notes a template heading not written as Template writes it.
 func (p *parse) warnHeading(h heading) {
 	want := canonical[h.kind]
-	got := strings.TrimSpace(h.line)
+	got := shorten(strings.TrimSpace(h.line))
 	if got == want {
 		return
 	}
@@ -558,16 +564,22 @@ func emptyMessage(hadReasoning bool) string {
 	return "Your reply was empty: the reasoning may have used the whole token budget." + answer
 }
 
-// formatError joins the problems, numbered when there are several, and ends
-// with tail (the valid tool names) when it is not empty.
+// maxProblems keeps an error short when a reply has many broken tool calls.
+const maxProblems = 5
+
+// formatError joins the problems, numbered when there are several (at most
+// maxProblems shown), and ends with tail (the valid tool names) if not empty.
 func formatError(problems []string, tail string) *FormatError {
 	var b strings.Builder
 	if len(problems) == 1 {
 		b.WriteString(problems[0])
 	} else {
 		fmt.Fprintf(&b, "Your reply has %d format problems:", len(problems))
-		for i, pr := range problems {
+		for i, pr := range problems[:min(len(problems), maxProblems)] {
 			fmt.Fprintf(&b, "\n%d. %s", i+1, pr)
+		}
+		if len(problems) > maxProblems {
+			fmt.Fprintf(&b, "\n… and %d more.", len(problems)-maxProblems)
 		}
 	}
 	if tail != "" {

@@ -165,3 +165,43 @@ func checkRoundTrip(t testing.TB, r Response) {
 		t.Errorf("Template() is not stable:\n%s\n---\n%s", got, tpl)
 	}
 }
+
+// TestParseErrorsStayShort: many broken tool calls give one short message.
+func TestParseErrorsStayShort(t *testing.T) {
+	t.Parallel()
+	reply := "# Agent Response\n## Thoughts\nx\n" + strings.Repeat("## Tool Choice\nNOPE\n## Tool Input\nx\n", 50)
+	_, err := Parse(reply, testTools)
+	if err == nil {
+		t.Fatal("Parse accepted unknown tools")
+	}
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "Your reply has 50 format problems:\n1. Unknown tool \"NOPE\"") ||
+		!strings.Contains(msg, "\n5. ") || strings.Contains(msg, "\n6. ") ||
+		!strings.Contains(msg, "\n… and 45 more.\nValid tools: LIST_DIRECTORY,") {
+		t.Errorf("message:\n%s", msg)
+	}
+	if strings.Count(msg, "Valid tools") != 1 {
+		t.Errorf("the valid tools are listed %d times", strings.Count(msg, "Valid tools"))
+	}
+}
+
+func TestParseWithoutTools(t *testing.T) {
+	t.Parallel()
+	_, err := Parse("# Agent Response\n## Tool Choice\nDONE", nil)
+	want := "Unknown tool \"DONE\" under `## Tool Choice`: write exactly one of the valid tool names.\nNo tools are available."
+	if err == nil || err.Error() != want {
+		t.Errorf("Parse with no tools: %v, want %q", err, want)
+	}
+}
+
+// TestParseMissingToolChoiceListsSectionsOnce: the sections found are named
+// once each, in order.
+func TestParseMissingToolChoiceListsSectionsOnce(t *testing.T) {
+	t.Parallel()
+	_, err := Parse("## Thoughts\na\n## Task List\n## Thoughts\nb\n## Tool Input\nc", testTools)
+	want := "Your reply has no `## Tool Choice` section (found: `## Thoughts`, `## Task List`, `## Tool Input`). " +
+		"Add `## Tool Choice` with one tool name on the next line, then `## Tool Input`."
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+}
