@@ -20,6 +20,14 @@ const FormatReminder = "Answer with this template:\n\n" +
 // lenient spellings and to list the valid names in an unknown-tool error.
 // The error, when not nil, is a *FormatError.
 //
+// The template starts at the last "# Agent Response" heading (earlier drafts
+// are ignored). Sections are cut at headings outside fenced code blocks, as
+// CodeBlocks matches fences; a Tool Input runs to the next Tool Choice
+// heading, so the headings of a file written through WRITE_FILE are content.
+// Unambiguous slips (heading level, case, bold, colon, no H1, tool name
+// spelling, "- [ ]" tasks, a reply wrapped in a ```markdown fence) are
+// accepted with one warning each.
+//
 // With an error the Response holds only the Reasoning, so that a caller can
 // still show it.
 func Parse(reply string, toolNames []string) (Response, error) {
