@@ -76,7 +76,7 @@ func longestRun(s string, c byte) int {
 	return longest
 }
 
-// fragments are the pieces FuzzParseFragments builds replies from: the
+// fragments are the pieces FuzzFragments builds replies from: the
 // template's lines in their lenient spellings, fences, thinking tags and
 // markdown that changes what a line means.
 var fragments = []string{
@@ -91,10 +91,10 @@ var fragments = []string{
 	"\t", "\r", "é", "\xff",
 }
 
-// FuzzParseFragments makes FuzzParse's checks on replies assembled from
+// FuzzFragments makes FuzzParse's checks on replies assembled from
 // fragments, one line per input byte, which reaches the template's corners
 // far sooner than random text.
-func FuzzParseFragments(f *testing.F) {
+func FuzzFragments(f *testing.F) {
 	f.Add([]byte{0, 2, 26, 9, 15, 12, 28})
 	f.Add([]byte{40, 0, 9, 15, 12, 32, 0, 9, 31, 9, 16, 12, 41})
 	f.Fuzz(func(t *testing.T, picks []byte) {
