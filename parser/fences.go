@@ -44,6 +44,45 @@ func (f fence) closes(open fence) bool {
 	return f.info == "" && f.char == open.char && f.size >= open.size
 }
 
+// lineRole is where a line stands relative to the top-level fenced blocks.
+type lineRole int
+
+const (
+	roleOutside lineRole = iota // ordinary markdown
+	roleOpening                 // the opening fence of a top-level block
+	roleInside                  // content of a block (nested fences included)
+	roleClosing                 // the closing fence of a top-level block
+)
+
+// fenceTracker follows top-level fenced blocks line by line with the sloppy
+// nesting rule of CodeBlocks. Parse, StripThinking and CodeBlocks share it so
+// that all three agree on what is code.
+type fenceTracker struct {
+	open  fence
+	depth int // 0: outside; 1: in a top-level block; >1: in nested levels
+}
+
+// step classifies the next line (without its "\n"; a trailing "\r" is ignored).
+func (t *fenceTracker) step(line string) lineRole {
+	f, isFence := parseFence(strings.TrimSuffix(line, "\r"))
+	switch {
+	case t.depth == 0:
+		if isFence {
+			t.open, t.depth = f, 1
+			return roleOpening
+		}
+		return roleOutside
+	case isFence && f.closes(t.open) && t.depth == 1:
+		t.depth = 0
+		return roleClosing
+	case isFence && f.char == t.open.char && f.info != "" && f.size == t.open.size:
+		t.depth++
+	case isFence && f.closes(t.open):
+		t.depth--
+	}
+	return roleInside
+}
+
 // CodeBlocks returns the top-level fenced blocks of a tool input in order.
 //
 // Models writing markdown files nest fences sloppily: a ```markdown block
@@ -55,35 +94,24 @@ func (f fence) closes(open fence) bool {
 // runs to the end of the input.
 func CodeBlocks(input string) []CodeBlock {
 	var blocks []CodeBlock
-	var open fence
-	depth := 0 // 0: outside; 1: in a top-level block; >1: in nested levels
+	var t fenceTracker
 	var content strings.Builder
 	for len(input) > 0 {
 		line, rest, _ := strings.Cut(input, "\n")
 		input = rest
 		line = strings.TrimSuffix(line, "\r")
-		f, isFence := parseFence(line)
-		switch {
-		case depth == 0:
-			if isFence {
-				open, depth = f, 1
-				content.Reset()
-			}
-			continue
-		case isFence && f.closes(open) && depth == 1:
-			blocks = append(blocks, CodeBlock{Info: open.info, Content: content.String()})
-			depth = 0
-			continue
-		case isFence && f.char == open.char && f.size >= open.size && f.info != "" && f.size == open.size:
-			depth++
-		case isFence && f.closes(open):
-			depth--
+		switch t.step(line) {
+		case roleOpening:
+			content.Reset()
+		case roleClosing:
+			blocks = append(blocks, CodeBlock{Info: t.open.info, Content: content.String()})
+		case roleInside:
+			content.WriteString(line)
+			content.WriteByte('\n')
 		}
-		content.WriteString(line)
-		content.WriteByte('\n')
 	}
-	if depth > 0 {
-		blocks = append(blocks, CodeBlock{Info: open.info, Content: content.String()})
+	if t.depth > 0 {
+		blocks = append(blocks, CodeBlock{Info: t.open.info, Content: content.String()})
 	}
 	return blocks
 }

@@ -31,6 +31,14 @@ func TestCodeBlocks(t *testing.T) {
 		{"indented four spaces is not a fence", "    ```\nx\n", nil},
 		{"closing may be longer", "```\nx\n`````\n", []CodeBlock{{"", "x\n"}}},
 		{"shorter bare fence is content", "````\n```\n````\n", []CodeBlock{{"", "```\n"}}},
+		{"nested twice", "```md\n```go\n```sh\nx\n```\n```\ny\n```\n",
+			[]CodeBlock{{"md", "```go\n```sh\nx\n```\n```\ny\n"}}},
+		{"tilde nested same length", "~~~md\n~~~sh\nx\n~~~\n~~~\n", []CodeBlock{{"md", "~~~sh\nx\n~~~\n"}}},
+		{"longer inner fence with info is content", "```md\n````go\n````\n", []CodeBlock{{"md", "````go\n"}}},
+		{"info string with spaces", "``` go title=\"a\" \nx\n```", []CodeBlock{{"go title=\"a\"", "x\n"}}},
+		{"backtick info with backtick is not a fence", "``` a`b\nx\n", nil},
+		{"three space indent is a fence", "   ```\nx\n   ```\n", []CodeBlock{{"", "x\n"}}},
+		{"text around blocks", "a\n```\n1\n```\nb\n~~~\n2\n~~~\nc", []CodeBlock{{"", "1\n"}, {"", "2\n"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
