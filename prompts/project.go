@@ -48,9 +48,13 @@ var manifests = []struct {
 }
 
 // DiscoverProject reads the project's kind, name and README excerpt from dir.
-// tree is the caller's rendering of the directory (may be empty).
+// tree is the caller's rendering of the directory, root line first (may be
+// empty). It returns nil when there is nothing to say.
 func DiscoverProject(dir, tree string) *Project {
-	p := &Project{Tree: strings.TrimRight(tree, "\n")}
+	p := &Project{}
+	if tree = strings.TrimRight(tree, "\n"); strings.Contains(tree, "\n") {
+		p.Tree = tree // a lone root line says nothing
+	}
 	for _, m := range manifests {
 		data, err := os.ReadFile(filepath.Join(dir, m.file))
 		if err != nil {

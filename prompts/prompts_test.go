@@ -101,8 +101,11 @@ func TestDiscoverProject(t *testing.T) {
 			t.Errorf("%s: got %+v, want kind %q name %q", tt.file, p, tt.kind, tt.name)
 		}
 	}
-	if p := DiscoverProject(t.TempDir(), ""); p != nil {
+	if p := DiscoverProject(t.TempDir(), "empty/\n"); p != nil {
 		t.Errorf("empty dir: got %+v, want nil", p)
+	}
+	if p := DiscoverProject(t.TempDir(), "app/\n└── main.go\n"); p == nil || p.Tree != "app/\n└── main.go" {
+		t.Errorf("tree: got %+v", p)
 	}
 }
 
