@@ -8,13 +8,6 @@ import (
 	gmparser "github.com/yuin/goldmark/parser"
 )
 
-// FormatReminder is a short reminder of the template that a caller may append
-// to a FormatError's message before sending it back to the model. The
-// messages themselves say only what is wrong and what to write instead.
-const FormatReminder = "Answer with this template:\n\n" +
-	"# Agent Response\n\n## Thoughts\nyour reasoning\n\n## Task List\n[x] done task\n[~] task in progress\n[ ] pending task\n\n" +
-	"## Tool Choice\nTOOL_NAME\n\n## Tool Input\ntool-specific input"
-
 // Parse reads a reply (reasoning fields already separated by the client).
 // toolNames are the tools valid in this conversation, used to resolve
 // lenient spellings and to list the valid names in an unknown-tool error.
