@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/devagent/dev/config"
+	"github.com/devagent/dev/llm"
+	"github.com/devagent/dev/loop"
+	"github.com/devagent/dev/sessions"
+	"github.com/devagent/dev/tools"
+)
+
+func TestExitCode(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		err  error
+		want int
+	}{
+		{nil, 0},
+		{usagef("bad"), 2},
+		{&config.Error{Path: "config.json", Key: "maxLoops"}, 2},
+		{fmt.Errorf("session x: %w", sessions.ErrInUse), 2},
+		{fmt.Errorf("x: %w", sessions.ErrNotFound), 2},
+		{fmt.Errorf("nothing to resume: %w", sessions.ErrNoSession), 2},
+		{sessions.ErrBadID, 2},
+		{&exitError{code: 4}, 4},
+		{context.Canceled, 130},
+		{errors.New("disk full"), 1},
+	}
+	for _, tt := range tests {
+		if got := exitCode(tt.err); got != tt.want {
+			t.Errorf("exitCode(%v) = %d, want %d", tt.err, got, tt.want)
+		}
+	}
+}
+
+func TestOutcomeCode(t *testing.T) {
+	t.Parallel()
+	tests := map[loop.Stop]int{
+		loop.Done: 0, loop.Failed: 1, loop.MaxLoops: 4, loop.FormatFailed: 5, loop.Looping: 5, loop.Interrupted: 130,
+	}
+	for stop, want := range tests {
+		if got := outcomeCode(loop.Outcome{Stop: stop}); got != want {
+			t.Errorf("stop %d: exit %d, want %d", stop, got, want)
+		}
+	}
+}
+
+func TestExplainError(t *testing.T) {
+	t.Parallel()
+	cfg := config.Default()
+	cfg.Model = "big"
+	err := &llm.Error{Kind: llm.KindModelNotFound, Models: []string{"a", "b"}}
+	if got, want := explainError(err, cfg, "/c/config.json"), `the server at http://localhost:8005/v1 has no model "big"; it offers: a, b. Set model in /c/config.json, DEV_MODEL or --model.`; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	wrapped := fmt.Errorf("%w after 4 attempts: %w", loop.ErrRetriesExhausted, &llm.Error{Kind: llm.KindUnreachable, Message: "connection refused"})
+	if got, want := explainError(wrapped, cfg, "/c/config.json"), "gave up after repeated failures: cannot reach the model server at http://localhost:8005/v1 (connection refused). Start the server, or set apiUrl in /c/config.json or DEV_API_URL."; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+// The system prompt is paid on every request by every user: this budget
+// keeps it from growing unnoticed. Raise it only for a reason worth tokens.
+func TestSystemPromptBudget(t *testing.T) {
+	t.Parallel()
+	const budgetTokens = 800
+	dir := t.TempDir()
+	for _, automated := range []bool{true, false} {
+		a := &agent{setup: &setup{dir: t.TempDir()}, sess: &sessions.Session{WorkingDirectory: dir}, automated: automated}
+		prompt := a.systemPrompt(tools.Worker())
+		tokens := len(prompt) / 4
+		t.Logf("automated=%v: system prompt %d chars, ~%d tokens (chars/4)", automated, len(prompt), tokens)
+		if tokens > budgetTokens {
+			t.Errorf("automated=%v: system prompt is ~%d tokens, over the budget of %d", automated, tokens, budgetTokens)
+		}
+	}
+}
