@@ -71,7 +71,7 @@ func TestDirDefaultsToTheOSDirectory(t *testing.T) {
 	t.Parallel()
 	home, err := os.UserHomeDir()
 	if err != nil {
-		t.Skip("no home directory:", err)
+		t.Fatal("no home directory, so Dir cannot work either:", err)
 	}
 	appData := `C:\AppData\Roaming`
 	want, err := dirFor(runtime.GOOS, home, appData)

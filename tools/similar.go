@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/devagent/dev/textdist"
 )
 
 const (
@@ -91,7 +93,7 @@ func similar(ctx context.Context, dir, abs string, file bool) []string {
 // it, and how far apart they are.
 func closeName(want, name string) (int, bool) {
 	a, b := strings.ToLower(want), strings.ToLower(name)
-	d := editDistance(a, b)
+	d := textdist.Distance(a, b)
 	limit := max(1, len([]rune(a))/3)
 	stemA := strings.TrimSuffix(a, filepath.Ext(a))
 	stemB := strings.TrimSuffix(b, filepath.Ext(b))
@@ -104,34 +106,4 @@ func closeName(want, name string) (int, bool) {
 		return d, true
 	}
 	return d, false
-}
-
-// editDistance counts the insertions, deletions, substitutions and swaps of
-// neighbours (the commonest typo) between a and b, in runes; names are
-// short, and longer strings are cut to keep it cheap.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	const maxLen = 128
-	ra, rb = ra[:min(len(ra), maxLen)], rb[:min(len(rb), maxLen)]
-	prev2 := make([]int, len(rb)+1)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(rb)]
 }
