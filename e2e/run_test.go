@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -262,14 +263,13 @@ func TestConnectionRefused(t *testing.T) {
 	url := "http://" + ln.Addr().String() + "/v1"
 	ln.Close()
 	w.writeConfig(map[string]any{"apiUrl": url, "model": "mock-model"})
-	start := time.Now()
 	r := w.run("-p", "anything")
 	r.expect(t, 1)
 	if !strings.Contains(r.stderr, url) || !strings.Contains(r.stderr, "apiUrl") {
 		t.Errorf("stderr does not name the URL and how to change it:\n%s", r.stderr)
 	}
-	if time.Since(start) > 20*time.Second {
-		t.Errorf("took %v: a server that never answered should fail at once", time.Since(start))
+	if strings.Contains(r.stderr, "retrying") {
+		t.Errorf("a server that never answered is a configuration problem, not retried:\n%s", r.stderr)
 	}
 }
 
@@ -559,5 +559,51 @@ func TestInteractiveBasic(t *testing.T) {
 	}
 	if !strings.Contains(reqs[0].Messages[0].Content, "## ASK_USER") {
 		t.Errorf("the interactive system prompt does not offer ASK_USER")
+	}
+}
+
+func TestInterruptDuringCommand(t *testing.T) {
+	w := newWorld(t, nil)
+	// The command records its pid, then waits; Ctrl+C must stop it and dev.
+	w.srv.Script(reply("Wait.", "COMMAND", "echo $$ > pid.txt; touch started; exec sleep 300"), done("never"))
+	cmd, stdout, stderr := w.command(t.Context(), "-p", "wait")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	started := filepath.Join(w.dir, "started")
+	waitFor(t, "the command to start", func() bool { _, err := os.Stat(started); return err == nil })
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	if exit, ok := err.(interface{ ExitCode() int }); !ok || exit.ExitCode() != 130 {
+		t.Fatalf("exit: %v, want 130; stderr:\n%s", err, stderr)
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("stdout = %q", stdout)
+	}
+	var pid int
+	if _, err := fmt.Sscan(w.read("pid.txt"), &pid); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the command's process to be gone", func() bool { return syscall.Kill(pid, 0) != nil })
+	s := w.onlySession()
+	if s.Status != "interrupted" {
+		t.Errorf("status %q", s.Status)
+	}
+	if last := s.History[len(s.History)-1]; last.Role != "user" || !strings.Contains(last.Content, "interrupted") {
+		t.Errorf("last message %+v", last)
+	}
+}
+
+// waitFor polls cond until it holds, failing the test after a deadline.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
