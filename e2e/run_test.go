@@ -607,3 +607,54 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// fixture loads a captured server response as a scripted one, body bytes exact.
+func fixture(t *testing.T, name string) llmtest.Response {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "llm", "testdata", "servers", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, body, ok := strings.Cut(string(data), "\r\n\r\n")
+	if !ok {
+		t.Fatalf("%s: no header end", name)
+	}
+	lines := strings.Split(head, "\r\n")
+	var status int
+	if _, err := fmt.Sscanf(lines[0], "HTTP/1.1 %d", &status); err != nil {
+		t.Fatalf("%s: status line %q", name, lines[0])
+	}
+	header := map[string]string{}
+	for _, l := range lines[1:] {
+		k, v, _ := strings.Cut(l, ": ")
+		if k != "Transfer-Encoding" && k != "Content-Length" {
+			header[k] = v
+		}
+	}
+	return llmtest.Response{Status: status, Header: header, Body: body}
+}
+
+func TestRealOllamaReplies(t *testing.T) {
+	for name, tokens := range map[string]int{"agent-reply-stream.txt": 79, "think-reply-stream.txt": 85} {
+		t.Run(name, func(t *testing.T) {
+			w := newWorld(t, nil)
+			w.srv.Script(fixture(t, "ollama-0.17.4/"+name))
+			r := w.run("-p", "Write hello.txt")
+			r.expect(t, 0)
+			if got := w.read("hello.txt"); got != "hello from a real server\n" {
+				t.Errorf("hello.txt = %q", got)
+			}
+			if r.stdout != "Wrote hello.txt.\n" {
+				t.Errorf("stdout = %q", r.stdout)
+			}
+			for _, m := range w.onlySession().History {
+				if strings.Contains(m.Content, "I should write the file") {
+					t.Errorf("thinking stored in history: %q", m.Content)
+				}
+			}
+			if s := w.onlySession(); s.TotalTokens != tokens {
+				t.Errorf("totalTokens = %d, want the server's %d", s.TotalTokens, tokens)
+			}
+		})
+	}
+}
