@@ -61,7 +61,8 @@ func TestOutputMemoryIsBounded(t *testing.T) {
 	t.Parallel()
 	o := NewOutput(nil)
 	chunk := bytes.Repeat([]byte("0123456789abcdef"), 4096) // 64 KB
-	for range 160 {                                         // 10 MB
+	// 10 MB in all.
+	for range 160 {
 		o.Write(chunk)
 	}
 	if cap(o.ring) != BufferSize {
