@@ -29,16 +29,18 @@ const (
 
 // symbols used by the renderer, with ASCII fallbacks.
 type symbols struct {
-	tool, ok, fail, warn, retry, arrow, ellipsis string
+	tool, ok, fail, warn, retry, arrow, ellipsis, background string
 }
 
 var (
-	unicodeSymbols = symbols{"▸", "✓", "✗", "!", "↻", "→", "…"}
-	asciiSymbols   = symbols{">", "ok", "x", "!", "~", "->", "..."}
+	unicodeSymbols = symbols{"▸", "✓", "✗", "!", "↻", "→", "…", "◇"}
+	asciiSymbols   = symbols{">", "ok", "x", "!", "~", "->", "...", "*"}
 )
 
-// Terminal renders events as concise progress on stderr.
+// Terminal renders events as concise progress on stderr. It is safe for
+// concurrent use: background processes report from their own goroutines.
 type Terminal struct {
+	emitMu  sync.Mutex // one event at a time
 	w       io.Writer
 	level   Verbosity
 	width   int
@@ -105,6 +107,8 @@ func (t *Terminal) spinnerText() string {
 
 // Emit renders one event.
 func (t *Terminal) Emit(e loop.Event) {
+	t.emitMu.Lock()
+	defer t.emitMu.Unlock()
 	switch e := e.(type) {
 	case loop.SessionStarted:
 		verb := "new session"
@@ -155,6 +159,41 @@ func (t *Terminal) Emit(e loop.Event) {
 	case loop.Finished:
 		t.stopSpinner()
 		t.finished(e)
+	case loop.BackgroundStarted:
+		if t.level >= Normal {
+			head := fmt.Sprintf("%s %s runs in the background: ", t.sym.background, e.ID)
+			t.aside(t.cyan.Sprint(head) + t.clip(firstLine(e.Command), utf8.RuneCountInString(head)))
+		}
+	case loop.BackgroundExited:
+		t.backgroundExited(e)
+	}
+}
+
+func (t *Terminal) backgroundExited(e loop.BackgroundExited) {
+	runtime := e.Runtime.Round(time.Second)
+	c, what := t.dim, fmt.Sprintf("exited with code %d after %s", e.ExitCode, runtime)
+	switch {
+	case e.Status == "killed":
+		what = fmt.Sprintf("killed after %s", runtime)
+	case e.ExitCode < 0:
+		c, what = t.yellow, fmt.Sprintf("ended by a signal after %s", runtime)
+	case e.ExitCode > 0:
+		c = t.yellow
+	}
+	head := fmt.Sprintf("%s %s %s: ", t.sym.background, e.ID, what)
+	t.aside(c.Sprint(head) + t.clip(firstLine(e.Command), utf8.RuneCountInString(head)))
+}
+
+// aside prints a line that may come at any time (a background process's
+// news), around the spinner if it runs.
+func (t *Terminal) aside(s string) {
+	spinning := t.spin != nil && t.spin.Active()
+	if spinning {
+		t.spin.Stop()
+	}
+	t.line(s)
+	if spinning {
+		t.spin.Start()
 	}
 }
 
