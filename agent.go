@@ -119,6 +119,8 @@ func (d *devCmd) root(c *cli.Context) error {
 	}
 	a := &agent{devCmd: d, setup: s, sess: sess, sink: sink, automated: automated, json: c.Bool("json"), releaseLock: release}
 	defer func() { a.releaseLock() }()
+	a.bg = newBackground(sink, d.streams.Err)
+	defer a.bg.stop()
 	a.loop = a.newLoop()
 	sink.Emit(loop.SessionStarted{ID: sess.ID, Resumed: resumed, Model: s.cfg.Model, Dir: sess.WorkingDirectory})
 	if automated {
@@ -188,7 +190,8 @@ type agent struct {
 	automated   bool
 	json        bool // events go to stdout as JSON lines
 	loop        *loop.Loop
-	input       *lines // the user's input, created on first use
+	input       *lines      // the user's input, created on first use
+	bg          *background // processes that outlive their command
 }
 
 func (a *agent) newLoop() *loop.Loop {
@@ -200,6 +203,9 @@ func (a *agent) newLoop() *loop.Loop {
 		CommandTimeout: time.Duration(cfg.CommandTimeout) * time.Second,
 		OutputDir:      a.store.Dir(a.sess.ID),
 		Ask:            a.ask,
+	}
+	if a.bg != nil {
+		env.Background = a.bg.Manager
 	}
 	retries := cfg.MaxRetries
 	if a.automated {
@@ -252,6 +258,7 @@ func (a *agent) runAutomated(prompt string) error {
 	stopWatch := a.watchInterrupts(cancel)
 	outcome := a.loop.Run(ctx, a.sess, prompt)
 	stopWatch()
+	a.bg.stop() // before the result, which is the last event
 	code := a.report(outcome)
 	if outcome.Stop == loop.Done && !a.json {
 		fmt.Fprintln(a.streams.Out, strings.TrimSpace(outcome.Summary))
@@ -277,6 +284,7 @@ func (a *agent) watchInterrupts(cancel context.CancelFunc) (stop func()) {
 			case <-a.interrupts:
 				count++
 				if count > 1 {
+					a.bg.stop()
 					os.Exit(exitInterrupted)
 				}
 				cancel()
