@@ -4,6 +4,7 @@
 package llmtest
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -31,6 +32,11 @@ type Response struct {
 
 	// Hang sends the first chunk, then waits for the client to go away.
 	Hang bool
+
+	// Respond, when set, decides the answer from the request (e.g. to echo
+	// an id the client was given); it may wait for a condition, and must
+	// give up when ctx (the request's) ends. Its own Respond is ignored.
+	Respond func(ctx context.Context, req Request) Response
 }
 
 // Request is a request the server received.
@@ -107,13 +113,17 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	_ = json.Unmarshal(body, &req)
 	_ = json.Unmarshal(body, &raw)
 	s.mu.Lock()
-	s.requests = append(s.requests, Request{Model: req.Model, Messages: req.Messages, Raw: raw, Header: r.Header.Clone()})
+	request := Request{Model: req.Model, Messages: req.Messages, Raw: raw, Header: r.Header.Clone()}
+	s.requests = append(s.requests, request)
 	var resp Response
 	ok := len(s.script) > 0
 	if ok {
 		resp, s.script = s.script[0], s.script[1:]
 	}
 	s.mu.Unlock()
+	if resp.Respond != nil {
+		resp = resp.Respond(r.Context(), request)
+	}
 	if !ok {
 		resp = Response{Status: http.StatusBadRequest,
 			Body: `{"error":{"message":"llmtest: no scripted reply left","type":"invalid_request_error"}}`}
