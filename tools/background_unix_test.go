@@ -174,11 +174,13 @@ func TestCommandInTimeNeverReachesTheManager(t *testing.T) {
 // command is stopped as without one.
 func TestCommandStoppedWhenTheManagerIsClosed(t *testing.T) {
 	t.Parallel()
-	env, m, _ := bgEnv(t, 300*time.Millisecond, time.Second)
+	// A whole second, so that the trap is surely set when TERM comes.
+	env, m, _ := bgEnv(t, time.Second, time.Second)
 	m.Shutdown()
-	r := runTool(t, CommandTool{}, env, "echo $$ > pid; exec sleep 30")
-	if r.OK || !strings.HasPrefix(r.Output, "Error: Command timed out after 300 ms; it was stopped (its whole process group).") {
-		t.Errorf("%q", r.Output)
+	// It prints as it is stopped: that output is in the result too.
+	r := runTool(t, CommandTool{}, env, "echo $$ > pid; echo before; trap 'echo got TERM; exit 1' TERM; sleep 30 & wait")
+	if want := "Error: Command timed out after 1 s; it was stopped (its whole process group). Output so far:\nbefore\ngot TERM\nRun long-lived"; r.OK || !strings.HasPrefix(r.Output, want) {
+		t.Errorf("%q, want it to start with %q", r.Output, want)
 	}
 	pid := readPid(t, filepath.Join(env.Dir, "pid"))
 	waitFor(t, "the command is gone", func() bool { return gone(pid) })

@@ -131,8 +131,12 @@ func (r *runner) timedOut(p *bgproc.Process, out *output, res Result) Result {
 				seconds(r.timeout), info.ID, out.String(), ReadBackground, info.ID, KillBackground, info.ID)
 			return res
 		}
+		// Not taken (dev is exiting): stop it, keeping what came since.
+		p.Stop(r.grace)
+		_, _ = out.Write(p.Output().ReadFrom(seen).Data)
+	} else {
+		p.Stop(r.grace)
 	}
-	p.Stop(r.grace)
 	return r.stopped(out, res,
 		fmt.Sprintf("Command timed out after %s; it was stopped (its whole process group).", seconds(r.timeout)),
 		"Run long-lived processes (servers, watchers) in the background with their output in a file, e.g. `nohup npm run dev > dev.log 2>&1 &`, then read the file; split long jobs into shorter commands.")
