@@ -1,6 +1,8 @@
 // Package loop runs the worker: request a reply, parse it, run its tools, feed
 // the results back, until DONE, a limit or a failure. It owns the retry
-// policy and the history kept in the session. It emits events and never prints.
+// policy, the history kept in the session, and when that history is
+// compressed to fit the server's context window. It emits events and never
+// prints.
 package loop
 
 import (
@@ -10,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/devagent/dev/compress"
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/prompts"
@@ -26,6 +29,12 @@ type Model interface {
 type Toolset interface {
 	Names() []string
 	Lookup(name string) (tools.Tool, bool)
+}
+
+// Compactor summarises a conversation that no longer fits the context
+// window (compress.Summarizer).
+type Compactor interface {
+	Compact(ctx context.Context, c compress.Conversation) (compress.Result, error)
 }
 
 // Saver persists the session after every step.
@@ -45,6 +54,16 @@ type Config struct {
 	RepeatLimit int
 	// Wait pauses before a retry; nil waits on a timer. Tests inject their own.
 	Wait func(ctx context.Context, d time.Duration) error
+
+	// ContextWindow is the server's context window in tokens: the smaller
+	// of maxContextTokens and what the server reports. 0: unknown, never
+	// compress before the server says the prompt is too long.
+	ContextWindow int
+	// CompressThreshold is the fraction of the window at which the history
+	// is compressed before a request.
+	CompressThreshold float64
+	// Now is the clock of compression records; nil is time.Now.
+	Now func() time.Time
 }
 
 // Loop runs the worker against one model with one set of tools. A Loop may
@@ -56,12 +75,19 @@ type Loop struct {
 	Env   *tools.Env
 	Store Saver
 	Sink  Sink
+	// Compactor compresses the history; nil never compresses.
+	Compactor Compactor
 	Config
 
 	// serverAnswered is set once any request got a reply: from then on an
 	// unreachable server is a transient failure (it may be restarting), while
 	// before it is a configuration problem to report at once.
 	serverAnswered bool
+	// window, when not 0, replaces ContextWindow for the rest of the
+	// process: the server said (or showed) that its window is smaller.
+	window int
+	// truncationWarned: the user was told once that the server truncates.
+	truncationWarned bool
 }
 
 // Stop says why a run ended.
@@ -86,8 +112,17 @@ type Outcome struct {
 	FormatErrors int
 }
 
-// ErrRetriesExhausted wraps the last API error when it kept failing.
-var ErrRetriesExhausted = errors.New("retries exhausted")
+// Errors of a failed run, wrapping the cause.
+var (
+	// ErrRetriesExhausted wraps the last API error when it kept failing.
+	ErrRetriesExhausted = errors.New("retries exhausted")
+	// ErrContextTooSmall wraps a context overflow that compression could not
+	// cure: the overflow came again right after compressing, or there was
+	// nothing left to compress.
+	ErrContextTooSmall = errors.New("the conversation does not fit the server's context window, even compressed")
+	// ErrCompression wraps a failure of the summarisation request itself.
+	ErrCompression = errors.New("compressing the conversation")
+)
 
 // run is the state of one Run.
 type run struct {
@@ -104,12 +139,23 @@ type run struct {
 	repeats    int
 	// interruptNoted: the history already tells the model about an interruption.
 	interruptNoted bool
+
+	current string             // this Run's request, kept through compressions
+	est     compress.Estimator // the prompt size of the next request
+	// overflowRetried: the last request overflowed and the history was
+	// compressed for it; another overflow before a success ends the run.
+	overflowRetried bool
 }
 
 // Run appends request to the session's history as the user's message and
 // works on it until it ends. The session is saved after every step.
 func (l *Loop) Run(ctx context.Context, sess *sessions.Session, request string) Outcome {
-	r := &run{Loop: l, sess: sess, failedFrom: -1}
+	r := &run{Loop: l, sess: sess, failedFrom: -1, current: request}
+	if strings.TrimSpace(sess.OriginalPrompt) == "" {
+		// An interactive session starts without one: its first message is
+		// the request compression must never lose.
+		sess.OriginalPrompt = request
+	}
 	r.appendMessage(llm.RoleUser, prompts.UserRequest(request))
 	sess.Status = sessions.Active
 	if err := r.save(); err != nil {
@@ -118,6 +164,9 @@ func (l *Loop) Run(ctx context.Context, sess *sessions.Session, request string) 
 	for {
 		if r.out.Loops >= l.MaxLoops {
 			return r.finish(Outcome{Stop: MaxLoops})
+		}
+		if err := r.maybeCompress(ctx); err != nil {
+			return r.finish(r.failure(ctx, err))
 		}
 		reply, err := r.request(ctx)
 		if err != nil {
@@ -155,18 +204,26 @@ func (l *Loop) Run(ctx context.Context, sess *sessions.Session, request string) 
 	}
 }
 
-// request sends the history to the model, retrying transient failures.
+// request sends the history to the model, retrying transient failures. A
+// context overflow compresses the history and sends it again, once, without
+// counting as a retry.
 func (r *run) request(ctx context.Context) (llm.Reply, error) {
 	for {
 		r.emit(RequestStarted{Step: r.out.Loops + 1})
 		chunks := 0
-		reply, err := r.Model.Stream(ctx, r.chatRequest(), func(d llm.Delta) {
+		req := r.chatRequest()
+		reply, err := r.Model.Stream(ctx, req, func(d llm.Delta) {
 			chunks++
 			r.emit(Streaming{Content: d.Content, Reasoning: d.Reasoning, Chunks: chunks})
 		})
 		if err == nil {
+			err = r.silentOverflow(reply)
+		}
+		if err == nil {
 			r.serverAnswered = true
 			r.apiFailures = 0
+			r.overflowRetried = false
+			r.observe(req.Messages, reply)
 			r.countTokens(reply)
 			return reply, nil
 		}
@@ -174,19 +231,33 @@ func (r *run) request(ctx context.Context) (llm.Reply, error) {
 			return llm.Reply{}, ctx.Err()
 		}
 		var apiErr *llm.Error
-		if !errors.As(err, &apiErr) || !r.retryable(apiErr) {
-			return llm.Reply{}, err
+		if errors.As(err, &apiErr) && apiErr.Kind == llm.KindOverflow {
+			r.serverAnswered = true
+			if err := r.overflow(ctx, apiErr); err != nil {
+				return llm.Reply{}, err
+			}
+			continue
 		}
-		r.apiFailures++
-		if r.apiFailures > r.MaxRetries {
-			return llm.Reply{}, fmt.Errorf("%w after %d attempts: %w", ErrRetriesExhausted, r.apiFailures, err)
-		}
-		wait := llm.Backoff(r.apiFailures, apiErr.RetryAfter)
-		r.emit(Retrying{Message: err.Error(), Attempt: r.apiFailures, Max: r.MaxRetries, Wait: wait})
-		if err := r.wait(ctx, wait); err != nil {
+		if err := r.backoff(ctx, err); err != nil {
 			return llm.Reply{}, err
 		}
 	}
+}
+
+// backoff waits before retrying err, or returns the error that ends the
+// run: one that is not retried, or the last one when retries are spent.
+func (r *run) backoff(ctx context.Context, err error) error {
+	var apiErr *llm.Error
+	if !errors.As(err, &apiErr) || !r.retryable(apiErr) {
+		return err
+	}
+	r.apiFailures++
+	if r.apiFailures > r.MaxRetries {
+		return fmt.Errorf("%w after %d attempts: %w", ErrRetriesExhausted, r.apiFailures, err)
+	}
+	wait := llm.Backoff(r.apiFailures, apiErr.RetryAfter)
+	r.emit(Retrying{Message: err.Error(), Attempt: r.apiFailures, Max: r.MaxRetries, Wait: wait})
+	return r.wait(ctx, wait)
 }
 
 func (r *run) retryable(err *llm.Error) bool {
@@ -194,6 +265,165 @@ func (r *run) retryable(err *llm.Error) bool {
 		return r.serverAnswered
 	}
 	return err.Retryable()
+}
+
+// window is the context window the run works with, 0 when unknown.
+func (r *run) window() int {
+	if r.Loop.window > 0 {
+		return r.Loop.window
+	}
+	return r.ContextWindow
+}
+
+// lowerWindow makes n the window for the rest of the process when it is
+// smaller than the one known. It reports whether it changed anything.
+func (r *run) lowerWindow(n int) bool {
+	if n <= 0 || (r.window() > 0 && n >= r.window()) {
+		return false
+	}
+	r.Loop.window = n
+	return true
+}
+
+// estimate is the prompt size of the next request.
+func (r *run) estimate() int {
+	return r.est.Estimate(r.chatRequest().Messages)
+}
+
+// maybeCompress compresses the history before a request whose estimated
+// prompt reaches CompressThreshold of the window.
+func (r *run) maybeCompress(ctx context.Context) error {
+	est := r.estimate()
+	if !compress.Due(est, r.window(), r.CompressThreshold) {
+		return nil
+	}
+	_, err := r.compress(ctx, est, ReasonThreshold)
+	return err
+}
+
+// overflow handles a request the server rejected as too long: take the
+// window it names, compress, and let the request go again. It returns the
+// error that ends the run when that cannot help.
+func (r *run) overflow(ctx context.Context, e *llm.Error) error {
+	switch {
+	case e.MaxTokensCause:
+		return e // the prompt fits; only a smaller maxTokens helps
+	case r.overflowRetried:
+		return fmt.Errorf("%w: %w", ErrContextTooSmall, e)
+	}
+	if r.lowerWindow(e.ContextLimit) {
+		r.emit(Warning{Message: fmt.Sprintf("the server's context window is %d tokens (from its error); using that for the rest of the run", e.ContextLimit)})
+	}
+	before := e.PromptTokens
+	if before <= 0 {
+		before = r.estimate()
+	}
+	compacted, err := r.compress(ctx, before, ReasonOverflow)
+	if err != nil {
+		return err
+	}
+	if !compacted {
+		return fmt.Errorf("%w: %w", ErrContextTooSmall, e)
+	}
+	r.overflowRetried = true
+	return nil
+}
+
+// silentOverflow spots an overflow a server reports as an empty reply
+// (LM Studio): nothing at all came back, for a prompt at least as large as
+// the window.
+func (r *run) silentOverflow(reply llm.Reply) error {
+	w := r.window()
+	if w <= 0 || reply.Usage == nil || reply.Usage.PromptTokens < w ||
+		strings.TrimSpace(reply.Content) != "" || strings.TrimSpace(reply.Reasoning) != "" {
+		return nil
+	}
+	return &llm.Error{Kind: llm.KindOverflow, Status: 200, PromptTokens: reply.Usage.PromptTokens,
+		Message: fmt.Sprintf("an empty reply to a prompt of %d tokens, at or above the context window of %d", reply.Usage.PromptTokens, w)}
+}
+
+// observe records the server's count of a request's prompt, and warns once
+// when the count shows the server truncating the conversation (Ollama cuts
+// it silently to its context). The count it kept is the window from then
+// on, so that compression keeps the request in sight.
+func (r *run) observe(sent []llm.Message, reply llm.Reply) {
+	if !r.est.Observe(sent, reply.Usage) {
+		return
+	}
+	n := reply.Usage.PromptTokens
+	r.lowerWindow(n)
+	if r.truncationWarned {
+		return
+	}
+	r.truncationWarned = true
+	r.emit(Warning{Message: fmt.Sprintf("the server read only %d tokens of a prompt of about %d: it is cutting the conversation to fit its context, so the model no longer sees all of it. "+
+		"Likely cause: Ollama's default context (2048-8192 tokens depending on the version and memory). "+
+		"Fix: give the server a larger context (Ollama: OLLAMA_CONTEXT_LENGTH=32768, or num_ctx in a Modelfile), or set maxContextTokens to the window it has. "+
+		"Until then dev keeps the conversation below %d tokens.", n, compress.Tokens(compress.Chars(sent)), n)})
+}
+
+// compress replaces the history with a summary. It reports false when there
+// is nothing to compress: no compactor, or a history that is only the
+// request (or a summary) with nothing added since.
+func (r *run) compress(ctx context.Context, before int, reason string) (bool, error) {
+	if r.Compactor == nil {
+		return false, nil
+	}
+	if r.failedFrom >= 0 {
+		// Unconfirmed attempts are not worth summarising; the model is
+		// asked again after the compression.
+		r.sess.History = r.sess.History[:r.failedFrom]
+		r.failedFrom = -1
+	}
+	if len(r.sess.History) < 2 {
+		return false, nil
+	}
+	window := r.window()
+	r.emit(Compressing{Tokens: before, Window: window, Reason: reason})
+	conv := compress.Conversation{
+		History:         r.sess.History,
+		OriginalRequest: r.sess.OriginalPrompt,
+		CurrentRequest:  r.current,
+		Window:          window,
+	}
+	for _, t := range r.sess.TaskList {
+		conv.Tasks = append(conv.Tasks, compress.Task{Status: t.Status, Text: t.Text})
+	}
+	var res compress.Result
+	for {
+		var err error
+		res, err = r.Compactor.Compact(ctx, conv)
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		if err := r.backoff(ctx, err); err != nil {
+			return false, fmt.Errorf("%w: %w", ErrCompression, err)
+		}
+	}
+	r.apiFailures = 0
+	if res.Usage != nil {
+		r.sess.TotalTokens += res.Usage.TotalTokens
+	}
+	r.sess.History = res.History
+	r.est.Reset()
+	after := r.estimate()
+	now := time.Now
+	if r.Now != nil {
+		now = r.Now
+	}
+	r.sess.Compressions = append(r.sess.Compressions, sessions.Compression{Timestamp: now().UTC(), TokensBefore: before, TokensAfter: after})
+	r.sess.CompressionCount++
+	r.emit(Compressed{TokensBefore: before, TokensAfter: after, Window: window, Reason: reason, Cuts: res.Cuts, Fallback: res.Fallback})
+	if res.Fallback {
+		r.emit(Warning{Message: "the model gave no summary of the conversation; its last step stands in for one"})
+	}
+	if compress.Due(after, window, r.CompressThreshold) {
+		r.emit(Warning{Message: fmt.Sprintf("even compressed, the prompt takes about %d of the %d-token context window: the system prompt and the summary alone nearly fill it. Give the server a larger context.", after, window)})
+	}
+	return true, r.save()
 }
 
 func (r *run) chatRequest() llm.Request {
