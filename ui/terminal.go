@@ -29,12 +29,12 @@ const (
 
 // symbols used by the renderer, with ASCII fallbacks.
 type symbols struct {
-	tool, ok, fail, warn, retry, arrow, ellipsis string
+	tool, ok, fail, warn, retry, arrow, ellipsis, compress string
 }
 
 var (
-	unicodeSymbols = symbols{"▸", "✓", "✗", "!", "↻", "→", "…"}
-	asciiSymbols   = symbols{">", "ok", "x", "!", "~", "->", "..."}
+	unicodeSymbols = symbols{"▸", "✓", "✗", "!", "↻", "→", "…", "↓"}
+	asciiSymbols   = symbols{">", "ok", "x", "!", "~", "->", "...", "v"}
 )
 
 // Terminal renders events as concise progress on stderr.
@@ -53,6 +53,7 @@ type Terminal struct {
 	cyan    *color.Color
 	mu      sync.Mutex // guards the fields below against the spinner's goroutine
 	started time.Time
+	label   string // what the spinner says it waits for, "" for a reply
 	chunks  atomic.Int64
 	tasks   string // last rendered task summary, to print only changes
 }
@@ -93,10 +94,13 @@ func NewTerminal(s *Streams, level Verbosity) *Terminal {
 // a live token count once the reply streams.
 func (t *Terminal) spinnerText() string {
 	t.mu.Lock()
-	started := t.started
+	started, label := t.started, t.label
 	t.mu.Unlock()
 	secs := int(time.Since(started).Seconds())
 	n := t.chunks.Load()
+	if label != "" {
+		return fmt.Sprintf(" %s %ds", label, secs)
+	}
 	if n == 0 {
 		return fmt.Sprintf(" Waiting for the model... %ds", secs)
 	}
@@ -115,14 +119,17 @@ func (t *Terminal) Emit(e loop.Event) {
 			t.line(t.dim.Sprintf("dev: %s %s %s model %s in %s", verb, e.ID, t.sym.arrow, e.Model, e.Dir))
 		}
 	case loop.RequestStarted:
-		t.mu.Lock()
-		t.started = time.Now()
-		t.mu.Unlock()
-		t.chunks.Store(0)
-		if t.spin != nil {
-			t.spin.Suffix = t.spinnerText()
-			t.spin.Start()
+		t.startSpinner("")
+	case loop.ContextWindow:
+		t.contextWindow(e)
+	case loop.Compressing:
+		if t.level >= Verbose {
+			t.line(t.dim.Sprint(compressingText(e)))
 		}
+		t.startSpinner("Compressing the conversation...")
+	case loop.Compressed:
+		t.stopSpinner()
+		t.compressed(e)
 	case loop.Streaming:
 		t.chunks.Store(int64(e.Chunks))
 		if t.level >= Verbose && e.Reasoning != "" && t.spin == nil {
@@ -156,6 +163,81 @@ func (t *Terminal) Emit(e loop.Event) {
 		t.stopSpinner()
 		t.finished(e)
 	}
+}
+
+func (t *Terminal) startSpinner(label string) {
+	t.mu.Lock()
+	t.started, t.label = time.Now(), label
+	t.mu.Unlock()
+	t.chunks.Store(0)
+	if t.spin != nil {
+		t.spin.Suffix = t.spinnerText()
+		t.spin.Start()
+	}
+}
+
+// contextWindow says once which window the run works with: when the
+// server's is smaller than maxContextTokens, and in verbose mode always,
+// with where the figure came from.
+func (t *Terminal) contextWindow(e loop.ContextWindow) {
+	server := e.Server
+	if server == "" {
+		server = "the server"
+	}
+	switch {
+	case e.ServerWindow > 0 && e.ServerWindow < e.Configured:
+		if t.level < Normal {
+			return
+		}
+		s := fmt.Sprintf("dev: %s gives this model a context window of %s tokens; using it instead of maxContextTokens (%s)",
+			server, thousands(int64(e.ServerWindow)), thousands(int64(e.Configured)))
+		if t.level >= Verbose && e.Source != "" {
+			s += " (from " + e.Source + ")"
+		}
+		t.line(t.dim.Sprint(s))
+	case t.level >= Verbose && e.ServerWindow > 0:
+		t.line(t.dim.Sprintf("dev: context window %s tokens (maxContextTokens); %s reports %s (from %s)",
+			thousands(int64(e.Window)), server, thousands(int64(e.ServerWindow)), e.Source))
+	case t.level >= Verbose:
+		s := fmt.Sprintf("dev: context window %s tokens (maxContextTokens); %s did not report its own", thousands(int64(e.Window)), server)
+		if e.Server != "" && e.Source != "" {
+			s += " (identified by " + e.Source + ")"
+		}
+		t.line(t.dim.Sprint(s))
+	}
+}
+
+func compressingText(e loop.Compressing) string {
+	if e.Reason == loop.ReasonOverflow {
+		return fmt.Sprintf("the server rejected a prompt of about %s tokens as too long; compressing the conversation", thousands(int64(e.Tokens)))
+	}
+	pct := 0
+	if e.Window > 0 {
+		pct = e.Tokens * 100 / e.Window
+	}
+	return fmt.Sprintf("the prompt reached about %s tokens, %d%% of the %s-token context window; compressing the conversation",
+		thousands(int64(e.Tokens)), pct, thousands(int64(e.Window)))
+}
+
+func (t *Terminal) compressed(e loop.Compressed) {
+	s := fmt.Sprintf("%s compressed the conversation: %s %s %s tokens", t.sym.compress,
+		thousands(int64(e.TokensBefore)), t.sym.arrow, thousands(int64(e.TokensAfter)))
+	if e.Reason == loop.ReasonOverflow {
+		s += " (the server's context overflowed; retrying)"
+	}
+	if t.level >= Verbose {
+		var facts []string
+		if e.Window > 0 {
+			facts = append(facts, "window "+thousands(int64(e.Window)))
+		}
+		if e.Cuts > 0 {
+			facts = append(facts, fmt.Sprintf("%d tool results or messages shortened to fit the summary request", e.Cuts))
+		}
+		if len(facts) > 0 {
+			s += "; " + strings.Join(facts, ", ")
+		}
+	}
+	t.line(t.cyan.Sprint(s))
 }
 
 func (t *Terminal) reply(r parser.Response) {
