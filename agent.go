@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/devagent/dev/compress"
 	"github.com/devagent/dev/config"
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/loop"
@@ -121,6 +122,7 @@ func (d *devCmd) root(c *cli.Context) error {
 	defer func() { a.releaseLock() }()
 	a.loop = a.newLoop()
 	sink.Emit(loop.SessionStarted{ID: sess.ID, Resumed: resumed, Model: s.cfg.Model, Dir: sess.WorkingDirectory})
+	a.discoverContextWindow()
 	if automated {
 		return a.runAutomated(prompt)
 	}
@@ -188,6 +190,7 @@ type agent struct {
 	automated   bool
 	json        bool // events go to stdout as JSON lines
 	loop        *loop.Loop
+	client      *llm.Client
 	input       *lines // the user's input, created on first use
 }
 
@@ -210,21 +213,51 @@ func (a *agent) newLoop() *loop.Loop {
 		APIKey:      cfg.APIKey,
 		IdleTimeout: time.Duration(cfg.RequestTimeout) * time.Second,
 	})
+	a.client = client
 	return &loop.Loop{
 		Model: client,
 		Tools: registry,
 		Env:   env,
 		Store: a.store,
 		Sink:  a.sink,
+		Compactor: &compress.Summarizer{
+			Model:       client,
+			ModelName:   compressModel(cfg),
+			Temperature: cfg.Temperature,
+			MaxTokens:   cfg.MaxTokens,
+		},
 		Config: loop.Config{
-			Model:        cfg.Model,
-			Temperature:  cfg.Temperature,
-			MaxTokens:    cfg.MaxTokens,
-			SystemPrompt: a.systemPrompt(registry),
-			MaxLoops:     cfg.MaxLoops,
-			MaxRetries:   retries,
+			Model:             cfg.Model,
+			Temperature:       cfg.Temperature,
+			MaxTokens:         cfg.MaxTokens,
+			SystemPrompt:      a.systemPrompt(registry),
+			MaxLoops:          cfg.MaxLoops,
+			MaxRetries:        retries,
+			ContextWindow:     cfg.MaxContextTokens,
+			CompressThreshold: cfg.CompressThreshold,
 		},
 	}
+}
+
+func compressModel(cfg config.Config) string {
+	if cfg.CompressModel != "" {
+		return cfg.CompressModel
+	}
+	return cfg.Model
+}
+
+// discoverContextWindow asks the server, once and briefly, how large a
+// context it gives the model, and works with the smaller of that and
+// maxContextTokens. A server that does not say changes nothing.
+func (a *agent) discoverContextWindow() {
+	info := a.client.Discover(context.Background(), a.cfg.Model)
+	window := a.cfg.MaxContextTokens
+	if info.Window > 0 && info.Window < window {
+		window = info.Window
+	}
+	a.loop.ContextWindow = window
+	a.sink.Emit(loop.ContextWindow{Window: window, Configured: a.cfg.MaxContextTokens,
+		Server: string(info.Kind), ServerWindow: info.Window, Source: info.Source})
 }
 
 func (a *agent) systemPrompt(registry *tools.Registry) string {
@@ -346,13 +379,32 @@ func explainError(err error, cfg config.Config, cfgPath string) string {
 		if len(apiErr.Models) > 0 {
 			offer = "it offers: " + strings.Join(apiErr.Models, ", ")
 		}
+		if errors.Is(err, loop.ErrCompression) && cfg.CompressModel != "" {
+			return fmt.Sprintf("the server at %s has no model %q to compress the conversation with; %s. Set compressModel in %s (empty uses model).",
+				cfg.APIURL, cfg.CompressModel, offer, cfgPath)
+		}
 		return fmt.Sprintf("the server at %s has no model %q; %s. Set model in %s, DEV_MODEL or --model.",
 			cfg.APIURL, cfg.Model, offer, cfgPath)
 	case llm.KindOverflow:
-		return fmt.Sprintf("the conversation does not fit the server's context window (%s). Give the server a larger context, or lower maxContextTokens in %s.",
-			apiErr.Message, cfgPath)
+		return explainOverflow(apiErr, cfg, cfgPath)
 	}
 	return prefix + err.Error()
+}
+
+// explainOverflow says what to configure when the conversation does not fit
+// the server's context even compressed, or when maxTokens is the cause.
+func explainOverflow(e *llm.Error, cfg config.Config, cfgPath string) string {
+	if e.MaxTokensCause {
+		return fmt.Sprintf("the server's context window (%d tokens) cannot hold the prompt (%d tokens) plus maxTokens; compressing would not help. Lower or remove maxTokens in %s.",
+			e.ContextLimit, e.PromptTokens, cfgPath)
+	}
+	facts := e.Message
+	if e.PromptTokens > 0 && e.ContextLimit > 0 {
+		facts = fmt.Sprintf("%d tokens for a window of %d", e.PromptTokens, e.ContextLimit)
+	}
+	return fmt.Sprintf("the conversation does not fit the server's context window even compressed to a summary (%s). "+
+		"Give the server a larger context (llama.cpp: -c; Ollama: OLLAMA_CONTEXT_LENGTH or num_ctx; vLLM: --max-model-len; LM Studio: the model's context length), "+
+		"then set maxContextTokens in %s to match it.", facts, cfgPath)
 }
 
 // ask is ASK_USER in interactive mode.
