@@ -231,7 +231,11 @@ func (t *Terminal) compressed(e loop.Compressed) {
 			facts = append(facts, "window "+thousands(int64(e.Window)))
 		}
 		if e.Cuts > 0 {
-			facts = append(facts, fmt.Sprintf("%d tool results or messages shortened to fit the summary request", e.Cuts))
+			what := "tool results or messages"
+			if e.Cuts == 1 {
+				what = "tool result or message"
+			}
+			facts = append(facts, fmt.Sprintf("%d %s shortened to fit the summary request", e.Cuts, what))
 		}
 		if len(facts) > 0 {
 			s += "; " + strings.Join(facts, ", ")
