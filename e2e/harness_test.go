@@ -47,7 +47,7 @@ func TestMain(m *testing.M) {
 // world is one user's machine: a config home, a project directory and a
 // model server.
 type world struct {
-	t     *testing.T
+	t     testing.TB
 	home  string // DEV_AGENT_HOME
 	dir   string // the project, dev's working directory
 	srv   *llmtest.Server
@@ -59,6 +59,12 @@ type world struct {
 func newWorld(t *testing.T, cfg map[string]any) *world {
 	t.Helper()
 	t.Parallel()
+	return setUpWorld(t, cfg)
+}
+
+// setUpWorld is newWorld for benchmarks, which do not run in parallel.
+func setUpWorld(t testing.TB, cfg map[string]any) *world {
+	t.Helper()
 	w := &world{t: t, home: t.TempDir(), dir: t.TempDir(), srv: llmtest.New("mock-model", "other-model")}
 	t.Cleanup(w.srv.Close)
 	conf := map[string]any{
