@@ -210,8 +210,11 @@ func (a *agent) newLoop() *loop.Loop {
 		APIKey:      cfg.APIKey,
 		IdleTimeout: time.Duration(cfg.RequestTimeout) * time.Second,
 	})
+	model := &llm.Retrier{Streamer: client, Max: retries, OnRetry: func(r llm.Retry) {
+		a.sink.Emit(loop.Retrying{Message: r.Err.Error(), Attempt: r.Attempt, Max: r.Max, Wait: r.Wait})
+	}}
 	return &loop.Loop{
-		Model: client,
+		Model: model,
 		Tools: registry,
 		Env:   env,
 		Store: a.store,
@@ -331,7 +334,7 @@ func explainError(err error, cfg config.Config, cfgPath string) string {
 		return err.Error()
 	}
 	prefix := ""
-	if errors.Is(err, loop.ErrRetriesExhausted) {
+	if errors.Is(err, llm.ErrRetriesExhausted) {
 		prefix = "gave up after repeated failures: "
 	}
 	switch apiErr.Kind {

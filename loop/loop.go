@@ -1,14 +1,13 @@
 // Package loop runs the worker: request a reply, parse it, run its tools, feed
-// the results back, until DONE, a limit or a failure. It owns the retry
-// policy and the history kept in the session. It emits events and never prints.
+// the results back, until DONE, a limit or a failure. It owns the history kept
+// in the session and the handling of unusable replies. It emits events and
+// never prints.
 package loop
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/parser"
@@ -17,7 +16,8 @@ import (
 	"github.com/devagent/dev/tools"
 )
 
-// Model streams one chat completion.
+// Model streams one chat completion, retrying transient failures itself
+// (llm.Retrier).
 type Model interface {
 	Stream(ctx context.Context, req llm.Request, onDelta func(llm.Delta)) (llm.Reply, error)
 }
@@ -40,11 +40,9 @@ type Config struct {
 	MaxTokens    *int
 	SystemPrompt string
 	MaxLoops     int // replies per Run
-	MaxRetries   int // consecutive failures of one kind before the run fails
+	MaxRetries   int // consecutive unparseable replies before the run fails
 	// RepeatLimit is how many identical steps in a row make a loop (default 3).
 	RepeatLimit int
-	// Wait pauses before a retry; nil waits on a timer. Tests inject their own.
-	Wait func(ctx context.Context, d time.Duration) error
 }
 
 // Loop runs the worker against one model with one set of tools. A Loop may
@@ -57,11 +55,6 @@ type Loop struct {
 	Store Saver
 	Sink  Sink
 	Config
-
-	// serverAnswered is set once any request got a reply: from then on an
-	// unreachable server is a transient failure (it may be restarting), while
-	// before it is a configuration problem to report at once.
-	serverAnswered bool
 }
 
 // Stop says why a run ended.
@@ -86,16 +79,12 @@ type Outcome struct {
 	FormatErrors int
 }
 
-// ErrRetriesExhausted wraps the last API error when it kept failing.
-var ErrRetriesExhausted = errors.New("retries exhausted")
-
 // run is the state of one Run.
 type run struct {
 	*Loop
 	sess *sessions.Session
 	out  Outcome
 
-	apiFailures    int // consecutive
 	formatFailures int // consecutive
 	// failedFrom is the history index where unconfirmed failed attempts
 	// start (-1: none); they are removed once a reply parses.
@@ -155,45 +144,20 @@ func (l *Loop) Run(ctx context.Context, sess *sessions.Session, request string) 
 	}
 }
 
-// request sends the history to the model, retrying transient failures.
+// request sends the history to the model. Retrying transient failures is
+// the Model's business (an llm.Retrier).
 func (r *run) request(ctx context.Context) (llm.Reply, error) {
-	for {
-		r.emit(RequestStarted{Step: r.out.Loops + 1})
-		chunks := 0
-		reply, err := r.Model.Stream(ctx, r.chatRequest(), func(d llm.Delta) {
-			chunks++
-			r.emit(Streaming{Content: d.Content, Reasoning: d.Reasoning, Chunks: chunks})
-		})
-		if err == nil {
-			r.serverAnswered = true
-			r.apiFailures = 0
-			r.countTokens(reply)
-			return reply, nil
-		}
-		if ctx.Err() != nil {
-			return llm.Reply{}, ctx.Err()
-		}
-		var apiErr *llm.Error
-		if !errors.As(err, &apiErr) || !r.retryable(apiErr) {
-			return llm.Reply{}, err
-		}
-		r.apiFailures++
-		if r.apiFailures > r.MaxRetries {
-			return llm.Reply{}, fmt.Errorf("%w after %d attempts: %w", ErrRetriesExhausted, r.apiFailures, err)
-		}
-		wait := llm.Backoff(r.apiFailures, apiErr.RetryAfter)
-		r.emit(Retrying{Message: err.Error(), Attempt: r.apiFailures, Max: r.MaxRetries, Wait: wait})
-		if err := r.wait(ctx, wait); err != nil {
-			return llm.Reply{}, err
-		}
+	r.emit(RequestStarted{Step: r.out.Loops + 1})
+	chunks := 0
+	reply, err := r.Model.Stream(ctx, r.chatRequest(), func(d llm.Delta) {
+		chunks++
+		r.emit(Streaming{Content: d.Content, Reasoning: d.Reasoning, Chunks: chunks})
+	})
+	if err != nil {
+		return llm.Reply{}, err
 	}
-}
-
-func (r *run) retryable(err *llm.Error) bool {
-	if err.Kind == llm.KindUnreachable {
-		return r.serverAnswered
-	}
-	return err.Retryable()
+	r.countTokens(reply)
+	return reply, nil
 }
 
 func (r *run) chatRequest() llm.Request {
@@ -215,20 +179,6 @@ func (r *run) countTokens(reply llm.Reply) {
 		chars += len(m.Content)
 	}
 	r.sess.TotalTokens += chars / 4
-}
-
-func (r *run) wait(ctx context.Context, d time.Duration) error {
-	if r.Wait != nil {
-		return r.Wait(ctx, d)
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // failure turns a request error into an outcome.

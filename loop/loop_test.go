@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/sessions"
@@ -108,7 +107,6 @@ type fixture struct {
 	rec   *recorder
 	loop  *Loop
 	sess  *sessions.Session
-	waits []time.Duration
 }
 
 func newFixture(script ...any) *fixture {
@@ -119,8 +117,7 @@ func newFixture(script ...any) *fixture {
 	}
 	f.loop = &Loop{
 		Model: f.model, Tools: ts, Env: &tools.Env{}, Store: f.store, Sink: f.rec,
-		Config: Config{Model: "m", SystemPrompt: "SYSTEM", MaxLoops: 20, MaxRetries: 2,
-			Wait: func(_ context.Context, d time.Duration) error { f.waits = append(f.waits, d); return nil }},
+		Config: Config{Model: "m", SystemPrompt: "SYSTEM", MaxLoops: 20, MaxRetries: 2},
 	}
 	f.sess = &sessions.Session{ID: "s"}
 	return f
@@ -251,44 +248,18 @@ func TestSeveralToolsStopAtFailureAndDone(t *testing.T) {
 	}
 }
 
-func TestAPIRetries(t *testing.T) {
+func TestAPIErrorEndsTheRun(t *testing.T) {
 	t.Parallel()
-	transient := &llm.Error{Kind: llm.KindServer, Status: 500, Message: "boom"}
-	f := newFixture(transient, &llm.Error{Kind: llm.KindRateLimit, Status: 429, RetryAfter: 7 * time.Second}, template("DONE", "ok"))
+	// Retrying is the Model's business (llm.Retrier): an error that reaches
+	// the loop ends the run, with the error kept for the caller to explain.
+	f := newFixture(template("ECHO", "a"), &llm.Error{Kind: llm.KindAuth, Status: 401}, template("DONE", "ok"))
 	o := f.run(t)
-	if o.Stop != Done || len(f.model.requests) != 3 {
-		t.Fatalf("outcome %+v", o)
-	}
-	if len(f.waits) != 2 || f.waits[1] != 7*time.Second {
-		t.Errorf("waits %v: want two, the second honouring Retry-After", f.waits)
-	}
-
-	f = newFixture(transient, transient, transient, template("DONE", "ok"))
-	o = f.run(t)
-	if o.Stop != Failed || !errors.Is(o.Err, ErrRetriesExhausted) || len(f.model.requests) != 3 {
+	var apiErr *llm.Error
+	if o.Stop != Failed || !errors.As(o.Err, &apiErr) || apiErr.Status != 401 || len(f.model.requests) != 2 {
 		t.Fatalf("outcome %+v after %d requests", o, len(f.model.requests))
 	}
-	var apiErr *llm.Error
-	if !errors.As(o.Err, &apiErr) || apiErr.Status != 500 {
-		t.Errorf("the last API error is not kept: %v", o.Err)
-	}
-}
-
-func TestFatalAPIErrorsAreNotRetried(t *testing.T) {
-	t.Parallel()
-	for _, kind := range []llm.Kind{llm.KindAuth, llm.KindModelNotFound, llm.KindBadRequest, llm.KindUnreachable} {
-		f := newFixture(&llm.Error{Kind: kind}, template("DONE", "ok"))
-		if o := f.run(t); o.Stop != Failed || len(f.model.requests) != 1 {
-			t.Errorf("kind %d: outcome %+v after %d requests", kind, o, len(f.model.requests))
-		}
-	}
-}
-
-func TestUnreachableAfterAnAnswerIsRetried(t *testing.T) {
-	t.Parallel()
-	f := newFixture(template("ECHO", "a"), &llm.Error{Kind: llm.KindUnreachable}, template("DONE", "ok"))
-	if o := f.run(t); o.Stop != Done || len(f.model.requests) != 3 {
-		t.Fatalf("outcome %+v", o)
+	if f.sess.Status != sessions.Failed {
+		t.Errorf("status %q", f.sess.Status)
 	}
 }
 

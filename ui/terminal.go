@@ -115,14 +115,7 @@ func (t *Terminal) Emit(e loop.Event) {
 			t.line(t.dim.Sprintf("dev: %s %s %s model %s in %s", verb, e.ID, t.sym.arrow, e.Model, e.Dir))
 		}
 	case loop.RequestStarted:
-		t.mu.Lock()
-		t.started = time.Now()
-		t.mu.Unlock()
-		t.chunks.Store(0)
-		if t.spin != nil {
-			t.spin.Suffix = t.spinnerText()
-			t.spin.Start()
-		}
+		t.startSpinner()
 	case loop.Streaming:
 		t.chunks.Store(int64(e.Chunks))
 		if t.level >= Verbose && e.Reasoning != "" && t.spin == nil {
@@ -146,6 +139,7 @@ func (t *Terminal) Emit(e loop.Event) {
 	case loop.Retrying:
 		t.stopSpinner()
 		t.line(t.yellow.Sprintf("%s %s; retrying in %s (%d/%d)", t.sym.retry, firstLine(e.Message), e.Wait.Round(time.Second), e.Attempt, e.Max))
+		t.startSpinner() // the request goes out again after the wait
 	case loop.Warning:
 		t.stopSpinner()
 		t.line(t.yellow.Sprintf("%s %s", t.sym.warn, e.Message))
@@ -226,6 +220,18 @@ func (t *Terminal) finished(e loop.Finished) {
 		t.line(t.yellow.Sprintf("%s interrupted; the session is saved: dev --resume continues it", t.sym.warn))
 	default:
 		t.line(t.red.Sprintf("%s failed after %d steps (exit %d)", t.sym.fail, e.Loops, e.ExitCode))
+	}
+}
+
+// startSpinner shows the wait for a reply, timed from now.
+func (t *Terminal) startSpinner() {
+	t.mu.Lock()
+	t.started = time.Now()
+	t.mu.Unlock()
+	t.chunks.Store(0)
+	if t.spin != nil {
+		t.spin.Suffix = t.spinnerText()
+		t.spin.Start()
 	}
 }
 
