@@ -22,12 +22,6 @@ type Model interface {
 	Stream(ctx context.Context, req llm.Request, onDelta func(llm.Delta)) (llm.Reply, error)
 }
 
-// Toolset resolves the tools the model may call.
-type Toolset interface {
-	Names() []string
-	Lookup(name string) (tools.Tool, bool)
-}
-
 // Saver persists the session after every step.
 type Saver interface {
 	Save(*sessions.Session) error
@@ -50,7 +44,7 @@ type Config struct {
 // concurrent use.
 type Loop struct {
 	Model Model
-	Tools Toolset
+	Tools tools.Set
 	Env   *tools.Env
 	Store Saver
 	Sink  Sink
@@ -129,7 +123,7 @@ func (l *Loop) Run(ctx context.Context, sess *sessions.Session, request string) 
 		case done:
 			return r.finish(Outcome{Stop: Done, Summary: results[len(results)-1].Output})
 		case ctx.Err() != nil:
-			r.appendMessage(llm.RoleUser, resultsMessage(resp, results, "The user interrupted this step."))
+			r.appendMessage(llm.RoleUser, tools.ResultsMessage(resp.Tools, results, "The user interrupted this step."))
 			r.interruptNoted = true
 			return r.finish(Outcome{Stop: Interrupted})
 		}
@@ -137,7 +131,7 @@ func (l *Loop) Run(ctx context.Context, sess *sessions.Session, request string) 
 		if stop {
 			return r.finish(Outcome{Stop: Looping})
 		}
-		r.appendMessage(llm.RoleUser, resultsMessage(resp, results, note))
+		r.appendMessage(llm.RoleUser, tools.ResultsMessage(resp.Tools, results, note))
 		if err := r.save(); err != nil {
 			return r.finish(Outcome{Stop: Failed, Err: err})
 		}
@@ -192,37 +186,13 @@ func (r *run) failure(ctx context.Context, err error) Outcome {
 // parse reads a reply into a response whose tool inputs are well formed.
 func (r *run) parse(reply llm.Reply) (parser.Response, error) {
 	if reply.FinishReason == "length" {
-		return parser.Response{}, &parser.FormatError{Message: cutOffMessage(reply)}
+		return parser.Response{}, &parser.FormatError{Message: prompts.CutOff(strings.TrimSpace(reply.Content) == "")}
 	}
-	resp, err := parser.Parse(reply.Content, r.Tools.Names())
-	if err != nil {
-		return resp, err
-	}
-	if reply.Reasoning != "" {
+	resp, err := tools.ParseReply(reply.Content, r.Tools)
+	if err == nil && reply.Reasoning != "" {
 		resp.Reasoning = strings.TrimSpace(reply.Reasoning + "\n" + resp.Reasoning)
 	}
-	var problems []string
-	for _, call := range resp.Tools {
-		tool, ok := r.Tools.Lookup(call.Name)
-		if !ok { // the parser only returns known names; guard anyway
-			problems = append(problems, fmt.Sprintf("unknown tool %q", call.Name))
-			continue
-		}
-		if err := tool.Check(call.Input); err != nil {
-			problems = append(problems, fmt.Sprintf("%s: %v", call.Name, err))
-		}
-	}
-	if len(problems) > 0 {
-		return resp, &parser.FormatError{Message: strings.Join(problems, "\n")}
-	}
-	return resp, nil
-}
-
-func cutOffMessage(reply llm.Reply) string {
-	if strings.TrimSpace(reply.Content) == "" {
-		return "Your reply was cut off before any answer: the reasoning used the whole output budget. Think less and answer with the template."
-	}
-	return "Your reply was cut off (the server's output limit was reached) before it was complete. Reply again, shorter: one tool, and split large files into several steps."
+	return resp, err
 }
 
 // rejectReply tells the model why its reply could not be used. It reports
@@ -285,25 +255,6 @@ func (r *run) act(ctx context.Context, resp parser.Response) (results []tools.Re
 		}
 	}
 	return results, false
-}
-
-// resultsMessage is the user message carrying a step's results.
-func resultsMessage(resp parser.Response, results []tools.Result, note string) string {
-	parts := make([]string, 0, len(results)+2)
-	for _, res := range results {
-		parts = append(parts, res.Wrap())
-	}
-	if skipped := len(resp.Tools) - len(results); skipped > 0 {
-		var names []string
-		for _, c := range resp.Tools[len(results):] {
-			names = append(names, c.Name)
-		}
-		parts = append(parts, fmt.Sprintf("Not run, because %s failed: %s.", results[len(results)-1].Tool, strings.Join(names, ", ")))
-	}
-	if note != "" {
-		parts = append(parts, note)
-	}
-	return strings.Join(parts, "\n\n")
 }
 
 // checkRepeat detects a model stuck repeating the same step with the same

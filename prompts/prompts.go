@@ -63,3 +63,12 @@ func render(name string, data any) string {
 	}
 	return strings.TrimSpace(b.String()) + "\n"
 }
+
+// CutOff tells the model its reply hit the server's output limit; empty
+// says whether nothing but reasoning came before the cut.
+func CutOff(empty bool) string {
+	if empty {
+		return "Your reply was cut off before any answer: the reasoning used the whole output budget. Think less and answer with the template."
+	}
+	return "Your reply was cut off (the server's output limit was reached) before it was complete. Reply again, shorter: one tool, and split large files into several steps."
+}
