@@ -54,7 +54,9 @@ func FormatReminder() string {
 // tests render, so an error here is a programming error, not bad input.
 func render(name string, data any) string {
 	var b strings.Builder
-	t, err := template.ParseFS(files, "templates/"+name)
+	// All templates are parsed together so they can share definitions
+	// (format.md); it costs microseconds, once per conversation.
+	t, err := template.ParseFS(files, "templates/*.md")
 	if err == nil {
 		err = t.ExecuteTemplate(&b, name, data)
 	}
