@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/devagent/dev/audit"
 	"github.com/devagent/dev/config"
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/loop"
@@ -117,7 +118,7 @@ func (d *devCmd) root(c *cli.Context) error {
 	if c.Bool("json") {
 		sink = ui.Multi{ui.NewJSON(d.streams.Out), sink}
 	}
-	a := &agent{devCmd: d, setup: s, sess: sess, sink: sink, automated: automated, json: c.Bool("json"), releaseLock: release}
+	a := &agent{devCmd: d, setup: s, sess: sess, sink: sink, automated: automated, noAudit: c.Bool("no-audit"), json: c.Bool("json"), releaseLock: release}
 	defer func() { a.releaseLock() }()
 	a.loop = a.newLoop()
 	sink.Emit(loop.SessionStarted{ID: sess.ID, Resumed: resumed, Model: s.cfg.Model, Dir: sess.WorkingDirectory})
@@ -186,6 +187,7 @@ type agent struct {
 	releaseLock func() // of sess
 	sink        loop.Sink
 	automated   bool
+	noAudit     bool // DONE is accepted without an audit
 	json        bool // events go to stdout as JSON lines
 	loop        *loop.Loop
 	input       *lines // the user's input, created on first use
@@ -213,21 +215,40 @@ func (a *agent) newLoop() *loop.Loop {
 	model := &llm.Retrier{Streamer: client, Max: retries, OnRetry: func(r llm.Retry) {
 		a.sink.Emit(loop.Retrying{Message: r.Err.Error(), Attempt: r.Attempt, Max: r.Max, Wait: r.Wait})
 	}}
-	return &loop.Loop{
+	l := &loop.Loop{
 		Model: model,
 		Tools: registry,
 		Env:   env,
 		Store: a.store,
 		Sink:  a.sink,
 		Config: loop.Config{
-			Model:        cfg.Model,
-			Temperature:  cfg.Temperature,
-			MaxTokens:    cfg.MaxTokens,
-			SystemPrompt: a.systemPrompt(registry),
-			MaxLoops:     cfg.MaxLoops,
-			MaxRetries:   retries,
+			Model:            cfg.Model,
+			Temperature:      cfg.Temperature,
+			MaxTokens:        cfg.MaxTokens,
+			SystemPrompt:     a.systemPrompt(registry),
+			MaxLoops:         cfg.MaxLoops,
+			MaxRetries:       retries,
+			MaxAuditFailures: cfg.MaxAuditFailures,
 		},
 	}
+	if !a.noAudit {
+		auditModel := cfg.AuditModel
+		if auditModel == "" {
+			auditModel = cfg.Model
+		}
+		l.Auditor = &audit.Auditor{
+			Model:       model,
+			ModelName:   auditModel,
+			Temperature: cfg.Temperature,
+			MaxTokens:   cfg.MaxTokens,
+			// The auditor's commands run where the worker's do, but never
+			// ask and never go to the background.
+			Env:        &tools.Env{Dir: env.Dir, CommandTimeout: env.CommandTimeout, OutputDir: env.OutputDir},
+			Commands:   cfg.AuditCommands,
+			MaxRetries: retries,
+		}
+	}
+	return l
 }
 
 func (a *agent) systemPrompt(registry *tools.Registry) string {
@@ -307,7 +328,7 @@ func (a *agent) report(o loop.Outcome) int {
 		Loops:        o.Loops,
 		Tokens:       a.sess.TotalTokens,
 		FormatErrors: o.FormatErrors,
-		Audits:       len(a.sess.Audits),
+		Audits:       o.Audits,
 	})
 	return code
 }
@@ -319,7 +340,13 @@ func (a *agent) explain(o loop.Outcome) string {
 	case loop.MaxLoops:
 		return fmt.Sprintf("stopped after %d steps without DONE (maxLoops in %s)", o.Loops, cfgPath)
 	case loop.FormatFailed:
+		if errors.Is(o.Err, audit.ErrFormat) {
+			return "the auditor kept answering in a format dev cannot parse; set auditModel in " + cfgPath + " to a stronger model, or use --no-audit"
+		}
 		return fmt.Sprintf("the model kept answering in a format dev cannot parse (%d format errors); try a stronger model or a lower temperature", o.FormatErrors)
+	case loop.AuditFailed:
+		return fmt.Sprintf("the audit failed %d times in a row (maxAuditFailures in %s); the last feedback is in the session: dev sessions show %s",
+			o.Audits, cfgPath, a.sess.ID)
 	case loop.Looping:
 		return "the model kept repeating the same step; stopped"
 	case loop.Failed:

@@ -40,7 +40,7 @@ func TestExitCode(t *testing.T) {
 func TestOutcomeCode(t *testing.T) {
 	t.Parallel()
 	tests := map[loop.Stop]int{
-		loop.Done: 0, loop.Failed: 1, loop.MaxLoops: 4, loop.FormatFailed: 5, loop.Looping: 5, loop.Interrupted: 130,
+		loop.Done: 0, loop.Failed: 1, loop.AuditFailed: 3, loop.MaxLoops: 4, loop.FormatFailed: 5, loop.Looping: 5, loop.Interrupted: 130,
 	}
 	for stop, want := range tests {
 		if got := outcomeCode(loop.Outcome{Stop: stop}); got != want {

@@ -3,6 +3,7 @@ package loop
 import (
 	"time"
 
+	"github.com/devagent/dev/audit"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/tools"
 )
@@ -67,6 +68,14 @@ type Retrying struct {
 	Wait         time.Duration
 }
 
+// AuditStarted: the auditor is checking a DONE.
+type AuditStarted struct{}
+
+// AuditFinished: the auditor gave its verdict.
+type AuditFinished struct {
+	Result audit.Result
+}
+
 // Warning is worth telling the user but does not stop the run.
 type Warning struct {
 	Message string
@@ -100,6 +109,8 @@ func (ToolStarted) Name() string    { return "tool_start" }
 func (ToolFinished) Name() string   { return "tool_result" }
 func (FormatProblem) Name() string  { return "format_error" }
 func (Retrying) Name() string       { return "retry" }
+func (AuditStarted) Name() string   { return "audit_start" }
+func (AuditFinished) Name() string  { return "audit" }
 func (Warning) Name() string        { return "warning" }
 func (Failure) Name() string        { return "error" }
 func (Finished) Name() string       { return "result" }

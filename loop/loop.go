@@ -6,9 +6,13 @@ package loop
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 
+	"github.com/devagent/dev/audit"
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/prompts"
@@ -20,6 +24,11 @@ import (
 // (llm.Retrier).
 type Model interface {
 	Stream(ctx context.Context, req llm.Request, onDelta func(llm.Delta)) (llm.Reply, error)
+}
+
+// Auditor checks a DONE before it is accepted (an *audit.Auditor).
+type Auditor interface {
+	Audit(ctx context.Context, in audit.Input) (audit.Result, error)
 }
 
 // Saver persists the session after every step.
@@ -37,6 +46,10 @@ type Config struct {
 	MaxRetries   int // consecutive unparseable replies before the run fails
 	// RepeatLimit is how many identical steps in a row make a loop (default 3).
 	RepeatLimit int
+	// MaxAuditFailures is how many failed audits in a row end the run.
+	MaxAuditFailures int
+	// Now is the clock of audit records; nil is time.Now.
+	Now func() time.Time
 }
 
 // Loop runs the worker against one model with one set of tools. A Loop may
@@ -48,6 +61,8 @@ type Loop struct {
 	Env   *tools.Env
 	Store Saver
 	Sink  Sink
+	// Auditor checks every DONE; nil accepts DONE as it is (--no-audit).
+	Auditor Auditor
 	Config
 }
 
@@ -62,6 +77,7 @@ const (
 	FormatFailed             // unparseable replies, retries exhausted
 	Looping                  // the model kept repeating the same step
 	Interrupted              // the context was cancelled
+	AuditFailed              // MaxAuditFailures failed audits in a row
 )
 
 // Outcome is the result of Run.
@@ -71,6 +87,7 @@ type Outcome struct {
 	Err          error  // for Failed
 	Loops        int
 	FormatErrors int
+	Audits       int
 }
 
 // run is the state of one Run.
@@ -87,12 +104,18 @@ type run struct {
 	repeats    int
 	// interruptNoted: the history already tells the model about an interruption.
 	interruptNoted bool
+
+	// For the audit: the request being worked on and the evidence of the work.
+	userRequest   string
+	files         []string
+	commands      []audit.Command
+	auditFailures int // in a row
 }
 
 // Run appends request to the session's history as the user's message and
 // works on it until it ends. The session is saved after every step.
 func (l *Loop) Run(ctx context.Context, sess *sessions.Session, request string) Outcome {
-	r := &run{Loop: l, sess: sess, failedFrom: -1}
+	r := &run{Loop: l, sess: sess, failedFrom: -1, userRequest: request}
 	r.appendMessage(llm.RoleUser, prompts.UserRequest(request))
 	sess.Status = sessions.Active
 	if err := r.save(); err != nil {
@@ -119,9 +142,16 @@ func (l *Loop) Run(ctx context.Context, sess *sessions.Session, request string) 
 		}
 		r.acceptReply(resp)
 		results, done := r.act(ctx, resp)
+		r.collectEvidence(results)
 		switch {
 		case done:
-			return r.finish(Outcome{Stop: Done, Summary: results[len(results)-1].Output})
+			if o, end := r.review(ctx, resp, results); end {
+				return r.finish(o)
+			}
+			if err := r.save(); err != nil {
+				return r.finish(Outcome{Stop: Failed, Err: err})
+			}
+			continue
 		case ctx.Err() != nil:
 			r.appendMessage(llm.RoleUser, tools.ResultsMessage(resp.Tools, results, "The user interrupted this step."))
 			r.interruptNoted = true
@@ -257,6 +287,82 @@ func (r *run) act(ctx context.Context, resp parser.Response) (results []tools.Re
 	return results, false
 }
 
+// maxEvidence bounds the files and commands listed to the auditor.
+const maxEvidence = 50
+
+// collectEvidence remembers what the worker wrote and ran, for the audit.
+func (r *run) collectEvidence(results []tools.Result) {
+	for _, res := range results {
+		for _, f := range res.Files {
+			if !slices.Contains(r.files, f) {
+				r.files = append(r.files, f)
+			}
+		}
+		if res.Command != "" {
+			r.commands = append(r.commands, audit.Command{Command: res.Command, ExitCode: res.ExitCode})
+		}
+	}
+}
+
+// review has a DONE audited. It reports whether the run ends, and how; after
+// a failed audit the auditor's feedback is the DONE's result in history and
+// the work goes on.
+func (r *run) review(ctx context.Context, resp parser.Response, results []tools.Result) (Outcome, bool) {
+	summary := results[len(results)-1].Output
+	if r.Auditor == nil {
+		return Outcome{Stop: Done, Summary: summary}, true
+	}
+	r.emit(AuditStarted{})
+	res, err := r.Auditor.Audit(ctx, r.auditInput(summary))
+	switch {
+	case ctx.Err() != nil:
+		r.appendMessage(llm.RoleUser, "The user interrupted the audit of your DONE.")
+		r.interruptNoted = true
+		return Outcome{Stop: Interrupted}, true
+	case errors.Is(err, audit.ErrFormat):
+		return Outcome{Stop: FormatFailed, Err: err}, true
+	case err != nil:
+		return Outcome{Stop: Failed, Err: fmt.Errorf("audit: %w", err)}, true
+	}
+	r.out.Audits++
+	r.sess.Audits = append(r.sess.Audits, sessions.Audit{
+		Timestamp: r.now().UTC(), Steps: res.Steps, Verdict: string(res.Verdict), Feedback: res.Feedback})
+	r.emit(AuditFinished{Result: res})
+	if res.Verdict == audit.Pass {
+		return Outcome{Stop: Done, Summary: summary}, true
+	}
+	r.auditFailures++
+	done := &results[len(results)-1]
+	done.OK, done.Done = false, false
+	done.Output = "The audit did not accept your work. Fix what it found, then use DONE again.\n\n" + res.Feedback
+	r.appendMessage(llm.RoleUser, tools.ResultsMessage(resp.Tools, results, ""))
+	if r.auditFailures >= r.MaxAuditFailures {
+		return Outcome{Stop: AuditFailed}, true
+	}
+	return Outcome{}, false
+}
+
+func (r *run) auditInput(summary string) audit.Input {
+	in := audit.Input{Request: r.userRequest, Original: r.sess.OriginalPrompt, Summary: summary,
+		Files: lastN(r.files, maxEvidence), Commands: lastN(r.commands, maxEvidence)}
+	for _, t := range r.sess.TaskList {
+		in.Tasks = append(in.Tasks, parser.Task{Status: parser.Status(t.Status), Text: t.Text})
+	}
+	return in
+}
+
+// lastN keeps the last n items: the latest work matters most to an audit.
+func lastN[T any](items []T, n int) []T {
+	return items[max(0, len(items)-n):]
+}
+
+func (r *run) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
 // checkRepeat detects a model stuck repeating the same step with the same
 // results. At RepeatLimit identical steps the model is told to change
 // approach; one more identical step ends the run.
@@ -303,7 +409,7 @@ func (r *run) save() error {
 
 // finish records the outcome in the session and saves it one last time.
 func (r *run) finish(o Outcome) Outcome {
-	o.Loops, o.FormatErrors = r.out.Loops, r.out.FormatErrors
+	o.Loops, o.FormatErrors, o.Audits = r.out.Loops, r.out.FormatErrors, r.out.Audits
 	// Failed attempts never outlive the run: a resumed session must not show
 	// the model its own garbage as if it were accepted.
 	if r.failedFrom >= 0 {
@@ -322,7 +428,7 @@ func (r *run) finish(o Outcome) Outcome {
 		r.sess.Status = sessions.Failed
 	}
 	if err := r.save(); err != nil && o.Err == nil && o.Stop != Interrupted {
-		o = Outcome{Stop: Failed, Err: err, Loops: o.Loops, FormatErrors: o.FormatErrors}
+		o.Stop, o.Err = Failed, err
 	}
 	return o
 }

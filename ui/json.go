@@ -86,6 +86,13 @@ func (j *JSON) Emit(e loop.Event) {
 			Max         int     `json:"max"`
 			WaitSeconds float64 `json:"waitSeconds"`
 		}{e.Name(), e.Message, e.Attempt, e.Max, e.Wait.Seconds()}
+	case loop.AuditFinished:
+		v = struct {
+			Type     string `json:"type"`
+			Verdict  string `json:"verdict"`
+			Feedback string `json:"feedback"`
+			Steps    int    `json:"steps"`
+		}{e.Name(), string(e.Result.Verdict), e.Result.Feedback, e.Result.Steps}
 	case loop.Warning:
 		v = message{e.Name(), e.Message}
 	case loop.Failure:

@@ -12,6 +12,7 @@ import (
 	"github.com/briandowns/spinner"
 	"github.com/fatih/color"
 
+	"github.com/devagent/dev/audit"
 	"github.com/devagent/dev/loop"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/tools"
@@ -39,22 +40,23 @@ var (
 
 // Terminal renders events as concise progress on stderr.
 type Terminal struct {
-	w       io.Writer
-	level   Verbosity
-	width   int
-	sym     symbols
-	spin    *spinner.Spinner // nil when stderr is not a terminal
-	dim     *color.Color
-	bold    *color.Color
-	toolC   *color.Color
-	red     *color.Color
-	green   *color.Color
-	yellow  *color.Color
-	cyan    *color.Color
-	mu      sync.Mutex // guards the fields below against the spinner's goroutine
-	started time.Time
-	chunks  atomic.Int64
-	tasks   string // last rendered task summary, to print only changes
+	w        io.Writer
+	level    Verbosity
+	width    int
+	sym      symbols
+	spin     *spinner.Spinner // nil when stderr is not a terminal
+	dim      *color.Color
+	bold     *color.Color
+	toolC    *color.Color
+	red      *color.Color
+	green    *color.Color
+	yellow   *color.Color
+	cyan     *color.Color
+	mu       sync.Mutex // guards the fields below against the spinner's goroutine
+	started  time.Time
+	chunks   atomic.Int64
+	auditing bool   // the spinner waits for the auditor
+	tasks    string // last rendered task summary, to print only changes
 }
 
 // NewTerminal returns a renderer writing to s.Err.
@@ -93,10 +95,13 @@ func NewTerminal(s *Streams, level Verbosity) *Terminal {
 // a live token count once the reply streams.
 func (t *Terminal) spinnerText() string {
 	t.mu.Lock()
-	started := t.started
+	started, auditing := t.started, t.auditing
 	t.mu.Unlock()
 	secs := int(time.Since(started).Seconds())
 	n := t.chunks.Load()
+	if auditing {
+		return fmt.Sprintf(" Auditing the work... %ds", secs)
+	}
 	if n == 0 {
 		return fmt.Sprintf(" Waiting for the model... %ds", secs)
 	}
@@ -140,6 +145,17 @@ func (t *Terminal) Emit(e loop.Event) {
 		t.stopSpinner()
 		t.line(t.yellow.Sprintf("%s %s; retrying in %s (%d/%d)", t.sym.retry, firstLine(e.Message), e.Wait.Round(time.Second), e.Attempt, e.Max))
 		t.startSpinner() // the request goes out again after the wait
+	case loop.AuditStarted:
+		t.mu.Lock()
+		t.auditing = true
+		t.mu.Unlock()
+		t.startSpinner()
+	case loop.AuditFinished:
+		t.stopSpinner()
+		t.mu.Lock()
+		t.auditing = false
+		t.mu.Unlock()
+		t.audit(e.Result)
 	case loop.Warning:
 		t.stopSpinner()
 		t.line(t.yellow.Sprintf("%s %s", t.sym.warn, e.Message))
@@ -210,6 +226,49 @@ func (t *Terminal) toolResult(r tools.Result) {
 	default:
 		t.line("  " + c.Sprint(mark) + " " + t.clip(firstLine(r.Output), 4))
 	}
+}
+
+// audit shows the verdict in one line; verbose adds the auditor's steps
+// and its whole report.
+func (t *Terminal) audit(r audit.Result) {
+	if t.level >= Verbose {
+		for _, step := range r.Transcript {
+			if step.Thoughts != "" {
+				t.block(step.Thoughts, t.dim)
+			}
+			for i, call := range step.Calls {
+				t.line("  audit " + t.toolC.Sprint(t.sym.tool+" "+call.Name) + " " + t.clip(inputSummary(call.Input), len(call.Name)+10))
+				if i < len(step.Results) && !step.Results[i].Done {
+					t.block(step.Results[i].Output, nil)
+				}
+			}
+		}
+	}
+	if r.Verdict == audit.Pass {
+		t.line(t.green.Sprintf("%s audit passed (%d steps)", t.sym.ok, r.Steps))
+	} else {
+		t.line(t.red.Sprintf("%s audit failed (%d steps): ", t.sym.fail, r.Steps) + t.clip(firstLine(feedbackLine(r.Feedback)), 30))
+	}
+	if t.level >= Verbose {
+		t.block(r.Feedback, nil)
+	}
+}
+
+// feedbackLine is the most telling line of a report: the first after the
+// verdict line, where auditors say what to fix, else the verdict itself.
+func feedbackLine(report string) string {
+	lines := strings.Split(strings.TrimSpace(report), "\n")
+	for i, l := range lines {
+		if _, ok := audit.ParseVerdict(l); ok {
+			for _, next := range lines[i+1:] {
+				if strings.TrimSpace(next) != "" {
+					return strings.TrimSpace(next)
+				}
+			}
+			return strings.TrimSpace(l)
+		}
+	}
+	return report
 }
 
 func (t *Terminal) finished(e loop.Finished) {
