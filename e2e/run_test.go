@@ -585,3 +585,41 @@ func TestRealOllamaReplies(t *testing.T) {
 		})
 	}
 }
+
+func TestSessionsCommands(t *testing.T) {
+	w := newWorld(t, nil)
+	w.srv.Script(done("Listed it."))
+	w.run("--no-audit", "-p", "list the files please").expect(t, 0)
+	id := w.onlySession().ID
+
+	// Reading sessions needs only the directory, even with a broken config.
+	if err := os.WriteFile(filepath.Join(w.home, "config.json"), []byte("{broken"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := w.run("sessions", "list")
+	r.expect(t, 0)
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "ID") || !strings.HasPrefix(lines[1], id) ||
+		!strings.Contains(lines[1], "complete") || !strings.Contains(lines[1], w.dir) || !strings.Contains(lines[1], "list the files please") {
+		t.Errorf("sessions list:\n%s", r.stdout)
+	}
+	r = w.run("sessions", "list", "--json")
+	r.expect(t, 0)
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil || len(rows) != 1 || rows[0]["id"] != id || rows[0]["status"] != "complete" {
+		t.Errorf("sessions list --json: %v\n%s", err, r.stdout)
+	}
+	r = w.run("sessions", "show", id)
+	r.expect(t, 0)
+	for _, want := range []string{"# Session " + id, "<user_request>\nlist the files please\n</user_request>", "## Tool Choice\nDONE", "Status: complete"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("sessions show lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if r := w.run("sessions", "show", "3b241101-e2bb-4255-8caf-4136c566a962"); r.code != 2 {
+		t.Errorf("unknown session: exit %d", r.code)
+	}
+	if r := w.run("sessions", "show", "../../etc/passwd"); r.code != 2 {
+		t.Errorf("bad id: exit %d", r.code)
+	}
+}
