@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/devagent/dev/audit"
 	"github.com/devagent/dev/compress"
 	"github.com/devagent/dev/config"
 	"github.com/devagent/dev/llm"
@@ -118,7 +119,7 @@ func (d *devCmd) root(c *cli.Context) error {
 	if c.Bool("json") {
 		sink = ui.Multi{ui.NewJSON(d.streams.Out), sink}
 	}
-	a := &agent{devCmd: d, setup: s, sess: sess, sink: sink, automated: automated, json: c.Bool("json"), releaseLock: release}
+	a := &agent{devCmd: d, setup: s, sess: sess, sink: sink, automated: automated, noAudit: c.Bool("no-audit"), json: c.Bool("json"), releaseLock: release}
 	defer func() { a.releaseLock() }()
 	a.loop = a.newLoop()
 	sink.Emit(loop.SessionStarted{ID: sess.ID, Resumed: resumed, Model: s.cfg.Model, Dir: sess.WorkingDirectory})
@@ -188,6 +189,7 @@ type agent struct {
 	releaseLock func() // of sess
 	sink        loop.Sink
 	automated   bool
+	noAudit     bool // DONE is accepted without an audit
 	json        bool // events go to stdout as JSON lines
 	loop        *loop.Loop
 	client      *llm.Client
@@ -214,14 +216,17 @@ func (a *agent) newLoop() *loop.Loop {
 		IdleTimeout: time.Duration(cfg.RequestTimeout) * time.Second,
 	})
 	a.client = client
-	return &loop.Loop{
-		Model: client,
+	model := &llm.Retrier{Streamer: client, Max: retries, OnRetry: func(r llm.Retry) {
+		a.sink.Emit(loop.Retrying{Message: r.Err.Error(), Attempt: r.Attempt, Max: r.Max, Wait: r.Wait})
+	}}
+	l := &loop.Loop{
+		Model: model,
 		Tools: registry,
 		Env:   env,
 		Store: a.store,
 		Sink:  a.sink,
 		Compactor: &compress.Summarizer{
-			Model:       client,
+			Model:       model, // transient failures are retried like the worker's
 			ModelName:   compressModel(cfg),
 			Temperature: cfg.Temperature,
 			MaxTokens:   cfg.MaxTokens,
@@ -233,10 +238,29 @@ func (a *agent) newLoop() *loop.Loop {
 			SystemPrompt:      a.systemPrompt(registry),
 			MaxLoops:          cfg.MaxLoops,
 			MaxRetries:        retries,
+			MaxAuditFailures:  cfg.MaxAuditFailures,
 			ContextWindow:     cfg.MaxContextTokens,
 			CompressThreshold: cfg.CompressThreshold,
 		},
 	}
+	if !a.noAudit {
+		auditModel := cfg.AuditModel
+		if auditModel == "" {
+			auditModel = cfg.Model
+		}
+		l.Auditor = &audit.Auditor{
+			Model:       model,
+			ModelName:   auditModel,
+			Temperature: cfg.Temperature,
+			MaxTokens:   cfg.MaxTokens,
+			// The auditor's commands run where the worker's do, but never
+			// ask and never go to the background.
+			Env:        &tools.Env{Dir: env.Dir, CommandTimeout: env.CommandTimeout, OutputDir: env.OutputDir},
+			Commands:   cfg.AuditCommands,
+			MaxRetries: retries,
+		}
+	}
+	return l
 }
 
 func compressModel(cfg config.Config) string {
@@ -337,7 +361,7 @@ func (a *agent) report(o loop.Outcome) int {
 		Loops:        o.Loops,
 		Tokens:       a.sess.TotalTokens,
 		FormatErrors: o.FormatErrors,
-		Audits:       len(a.sess.Audits),
+		Audits:       o.Audits,
 	})
 	return code
 }
@@ -349,7 +373,13 @@ func (a *agent) explain(o loop.Outcome) string {
 	case loop.MaxLoops:
 		return fmt.Sprintf("stopped after %d steps without DONE (maxLoops in %s)", o.Loops, cfgPath)
 	case loop.FormatFailed:
+		if errors.Is(o.Err, audit.ErrFormat) {
+			return "the auditor kept answering in a format dev cannot parse; set auditModel in " + cfgPath + " to a stronger model, or use --no-audit"
+		}
 		return fmt.Sprintf("the model kept answering in a format dev cannot parse (%d format errors); try a stronger model or a lower temperature", o.FormatErrors)
+	case loop.AuditFailed:
+		return fmt.Sprintf("the audit failed %d times in a row (maxAuditFailures in %s); the last feedback is in the session: dev sessions show %s",
+			o.Audits, cfgPath, a.sess.ID)
 	case loop.Looping:
 		return "the model kept repeating the same step; stopped"
 	case loop.Failed:
@@ -364,7 +394,7 @@ func explainError(err error, cfg config.Config, cfgPath string) string {
 		return err.Error()
 	}
 	prefix := ""
-	if errors.Is(err, loop.ErrRetriesExhausted) {
+	if errors.Is(err, llm.ErrRetriesExhausted) {
 		prefix = "gave up after repeated failures: "
 	}
 	switch apiErr.Kind {

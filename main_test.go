@@ -41,7 +41,7 @@ func TestExitCode(t *testing.T) {
 func TestOutcomeCode(t *testing.T) {
 	t.Parallel()
 	tests := map[loop.Stop]int{
-		loop.Done: 0, loop.Failed: 1, loop.MaxLoops: 4, loop.FormatFailed: 5, loop.Looping: 5, loop.Interrupted: 130,
+		loop.Done: 0, loop.Failed: 1, loop.AuditFailed: 3, loop.MaxLoops: 4, loop.FormatFailed: 5, loop.Looping: 5, loop.Interrupted: 130,
 	}
 	for stop, want := range tests {
 		if got := outcomeCode(loop.Outcome{Stop: stop}); got != want {
@@ -58,7 +58,7 @@ func TestExplainError(t *testing.T) {
 	if got, want := explainError(err, cfg, "/c/config.json"), `the server at http://localhost:8005/v1 has no model "big"; it offers: a, b. Set model in /c/config.json, DEV_MODEL or --model.`; got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
-	wrapped := fmt.Errorf("%w after 4 attempts: %w", loop.ErrRetriesExhausted, &llm.Error{Kind: llm.KindUnreachable, Message: "connection refused"})
+	wrapped := fmt.Errorf("%w after 4 attempts: %w", llm.ErrRetriesExhausted, &llm.Error{Kind: llm.KindUnreachable, Message: "connection refused"})
 	if got, want := explainError(wrapped, cfg, "/c/config.json"), "gave up after repeated failures: cannot reach the model server at http://localhost:8005/v1 (connection refused). Start the server, or set apiUrl in /c/config.json or DEV_API_URL."; got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}

@@ -91,7 +91,7 @@ func TestCompressionAfterALargeRead(t *testing.T) {
 		done("big.log has 900 lines."),
 	)
 	const prompt = "how many lines does big.log have?"
-	r := w.run("-p", prompt, "--json")
+	r := w.run("--no-audit", "-p", prompt, "--json")
 	r.expect(t, 0)
 
 	reqs := w.srv.Requests()
@@ -192,7 +192,7 @@ func TestOverflowCompressesAndRetries(t *testing.T) {
 				summary(),
 				done("Read them."),
 			)
-			r := w.run("-p", "read notes.txt", "--json")
+			r := w.run("--no-audit", "-p", "read notes.txt", "--json")
 			r.expect(t, 0)
 			reqs := w.srv.Requests()
 			if len(reqs) != 4 || !isCompression(reqs[2]) || compressionRequests(reqs) != 1 {
@@ -225,7 +225,7 @@ func TestRepeatedOverflowExits1(t *testing.T) {
 		summary(),
 		done("never"),
 	)
-	r := w.run("-p", "read notes.txt")
+	r := w.run("--no-audit", "-p", "read notes.txt")
 	r.expect(t, 1)
 	if reqs := w.srv.Requests(); len(reqs) != 4 || compressionRequests(reqs) != 1 {
 		t.Fatalf("%d requests, %d compressions: want 4 and 1, no loop", len(reqs), compressionRequests(reqs))
@@ -253,7 +253,7 @@ func TestOverflowFromMaxTokensIsNotCompressed(t *testing.T) {
 		summary(),
 		done("never"),
 	)
-	r := w.run("-p", "read notes.txt")
+	r := w.run("--no-audit", "-p", "read notes.txt")
 	r.expect(t, 1)
 	if reqs := w.srv.Requests(); len(reqs) != 2 || compressionRequests(reqs) != 0 {
 		t.Errorf("%d requests, %d compressions: want 2 and none", len(reqs), compressionRequests(reqs))
@@ -277,7 +277,7 @@ func TestServerWindowLowersTheBudget(t *testing.T) {
 			w.srv.Route(tc.path, 200, tc.body)
 			w.write("mid.log", numberedLines(300)) // ~14 KB, ~3.6k tokens: fits 131072, not 85% of 4096
 			w.srv.Script(reply("Read the log.", "READ_FILE", "mid.log"), summary(), done("Read it."))
-			r := w.run("-p", "read mid.log", "-v")
+			r := w.run("--no-audit", "-p", "read mid.log", "-v")
 			r.expect(t, 0)
 			reqs := w.srv.Requests()
 			if len(reqs) != 3 || !isCompression(reqs[1]) {
@@ -297,7 +297,7 @@ func TestServerWindowSaidWithoutSourceUnlessVerbose(t *testing.T) {
 	w := newWorld(t, map[string]any{"maxContextTokens": 100000})
 	w.srv.Route("GET /props", 200, `{"default_generation_settings":{"n_ctx":8192}}`)
 	w.srv.Script(done("ok"))
-	r := w.run("-p", "hi")
+	r := w.run("--no-audit", "-p", "hi")
 	r.expect(t, 0)
 	if !strings.Contains(r.stderr, "llama.cpp gives this model a context window of 8,192 tokens; using it instead of maxContextTokens (100,000)\n") {
 		t.Errorf("stderr:\n%s", r.stderr)

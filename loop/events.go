@@ -3,6 +3,7 @@ package loop
 import (
 	"time"
 
+	"github.com/devagent/dev/audit"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/tools"
 )
@@ -103,6 +104,14 @@ type Compressed struct {
 	Fallback bool
 }
 
+// AuditStarted: the auditor is checking a DONE.
+type AuditStarted struct{}
+
+// AuditFinished: the auditor gave its verdict.
+type AuditFinished struct {
+	Result audit.Result
+}
+
 // Warning is worth telling the user but does not stop the run.
 type Warning struct {
 	Message string
@@ -139,6 +148,8 @@ func (Retrying) Name() string       { return "retry" }
 func (ContextWindow) Name() string  { return "context" }
 func (Compressing) Name() string    { return "compression_start" }
 func (Compressed) Name() string     { return "compression" }
+func (AuditStarted) Name() string   { return "audit_start" }
+func (AuditFinished) Name() string  { return "audit" }
 func (Warning) Name() string        { return "warning" }
 func (Failure) Name() string        { return "error" }
 func (Finished) Name() string       { return "result" }

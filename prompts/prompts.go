@@ -100,7 +100,9 @@ func NoSummary(lastStep string) string {
 // tests render, so an error here is a programming error, not bad input.
 func render(name string, data any) string {
 	var b strings.Builder
-	t, err := template.ParseFS(files, "templates/"+name)
+	// All templates are parsed together so they can share definitions
+	// (format.md); it costs microseconds, once per conversation.
+	t, err := template.ParseFS(files, "templates/*.md")
 	if err == nil {
 		err = t.ExecuteTemplate(&b, name, data)
 	}
@@ -108,4 +110,13 @@ func render(name string, data any) string {
 		panic("prompts: " + name + ": " + err.Error())
 	}
 	return strings.TrimSpace(b.String()) + "\n"
+}
+
+// CutOff tells the model its reply hit the server's output limit; empty
+// says whether nothing but reasoning came before the cut.
+func CutOff(empty bool) string {
+	if empty {
+		return "Your reply was cut off before any answer: the reasoning used the whole output budget. Think less and answer with the template."
+	}
+	return "Your reply was cut off (the server's output limit was reached) before it was complete. Reply again, shorter: one tool, and split large files into several steps."
 }

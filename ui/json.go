@@ -95,6 +95,13 @@ func (j *JSON) Emit(e loop.Event) {
 			TokensAfter  int    `json:"tokensAfter"`
 			Window       int    `json:"window"`
 		}{e.Name(), e.Reason, e.TokensBefore, e.TokensAfter, e.Window}
+	case loop.AuditFinished:
+		v = struct {
+			Type     string `json:"type"`
+			Verdict  string `json:"verdict"`
+			Feedback string `json:"feedback"`
+			Steps    int    `json:"steps"`
+		}{e.Name(), string(e.Result.Verdict), e.Result.Feedback, e.Result.Steps}
 	case loop.Warning:
 		v = message{e.Name(), e.Message}
 	case loop.Failure:

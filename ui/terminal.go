@@ -12,6 +12,7 @@ import (
 	"github.com/briandowns/spinner"
 	"github.com/fatih/color"
 
+	"github.com/devagent/dev/audit"
 	"github.com/devagent/dev/loop"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/tools"
@@ -39,23 +40,24 @@ var (
 
 // Terminal renders events as concise progress on stderr.
 type Terminal struct {
-	w       io.Writer
-	level   Verbosity
-	width   int
-	sym     symbols
-	spin    *spinner.Spinner // nil when stderr is not a terminal
-	dim     *color.Color
-	bold    *color.Color
-	toolC   *color.Color
-	red     *color.Color
-	green   *color.Color
-	yellow  *color.Color
-	cyan    *color.Color
-	mu      sync.Mutex // guards the fields below against the spinner's goroutine
-	started time.Time
-	label   string // what the spinner says it waits for, "" for a reply
-	chunks  atomic.Int64
-	tasks   string // last rendered task summary, to print only changes
+	w        io.Writer
+	level    Verbosity
+	width    int
+	sym      symbols
+	spin     *spinner.Spinner // nil when stderr is not a terminal
+	dim      *color.Color
+	bold     *color.Color
+	toolC    *color.Color
+	red      *color.Color
+	green    *color.Color
+	yellow   *color.Color
+	cyan     *color.Color
+	mu       sync.Mutex // guards the fields below against the spinner's goroutine
+	started  time.Time
+	chunks   atomic.Int64
+	auditing bool   // the spinner waits for the auditor
+	label    string // what else the spinner waits for (compression), "" for a reply
+	tasks    string // last rendered task summary, to print only changes
 }
 
 // NewTerminal returns a renderer writing to s.Err.
@@ -94,10 +96,13 @@ func NewTerminal(s *Streams, level Verbosity) *Terminal {
 // a live token count once the reply streams.
 func (t *Terminal) spinnerText() string {
 	t.mu.Lock()
-	started, label := t.started, t.label
+	started, auditing, label := t.started, t.auditing, t.label
 	t.mu.Unlock()
 	secs := int(time.Since(started).Seconds())
 	n := t.chunks.Load()
+	if auditing {
+		return fmt.Sprintf(" Auditing the work... %ds", secs)
+	}
 	if label != "" {
 		return fmt.Sprintf(" %s %ds", label, secs)
 	}
@@ -119,16 +124,19 @@ func (t *Terminal) Emit(e loop.Event) {
 			t.line(t.dim.Sprintf("dev: %s %s %s model %s in %s", verb, e.ID, t.sym.arrow, e.Model, e.Dir))
 		}
 	case loop.RequestStarted:
-		t.startSpinner("")
+		t.setLabel("")
+		t.startSpinner()
 	case loop.ContextWindow:
 		t.contextWindow(e)
 	case loop.Compressing:
 		if t.level >= Verbose {
 			t.line(t.dim.Sprint(compressingText(e)))
 		}
-		t.startSpinner("Compressing the conversation...")
+		t.setLabel("Compressing the conversation...")
+		t.startSpinner()
 	case loop.Compressed:
 		t.stopSpinner()
+		t.setLabel("")
 		t.compressed(e)
 	case loop.Streaming:
 		t.chunks.Store(int64(e.Chunks))
@@ -153,6 +161,18 @@ func (t *Terminal) Emit(e loop.Event) {
 	case loop.Retrying:
 		t.stopSpinner()
 		t.line(t.yellow.Sprintf("%s %s; retrying in %s (%d/%d)", t.sym.retry, firstLine(e.Message), e.Wait.Round(time.Second), e.Attempt, e.Max))
+		t.startSpinner() // the request goes out again after the wait
+	case loop.AuditStarted:
+		t.mu.Lock()
+		t.auditing = true
+		t.mu.Unlock()
+		t.startSpinner()
+	case loop.AuditFinished:
+		t.stopSpinner()
+		t.mu.Lock()
+		t.auditing = false
+		t.mu.Unlock()
+		t.audit(e.Result)
 	case loop.Warning:
 		t.stopSpinner()
 		t.line(t.yellow.Sprintf("%s %s", t.sym.warn, e.Message))
@@ -165,15 +185,10 @@ func (t *Terminal) Emit(e loop.Event) {
 	}
 }
 
-func (t *Terminal) startSpinner(label string) {
+func (t *Terminal) setLabel(label string) {
 	t.mu.Lock()
-	t.started, t.label = time.Now(), label
+	t.label = label
 	t.mu.Unlock()
-	t.chunks.Store(0)
-	if t.spin != nil {
-		t.spin.Suffix = t.spinnerText()
-		t.spin.Start()
-	}
 }
 
 // contextWindow says once which window the run works with: when the
@@ -304,6 +319,49 @@ func (t *Terminal) toolResult(r tools.Result) {
 	}
 }
 
+// audit shows the verdict in one line; verbose adds the auditor's steps
+// and its whole report.
+func (t *Terminal) audit(r audit.Result) {
+	if t.level >= Verbose {
+		for _, step := range r.Transcript {
+			if step.Thoughts != "" {
+				t.block(step.Thoughts, t.dim)
+			}
+			for i, call := range step.Calls {
+				t.line("  audit " + t.toolC.Sprint(t.sym.tool+" "+call.Name) + " " + t.clip(inputSummary(call.Input), len(call.Name)+10))
+				if i < len(step.Results) && !step.Results[i].Done {
+					t.block(step.Results[i].Output, nil)
+				}
+			}
+		}
+	}
+	if r.Verdict == audit.Pass {
+		t.line(t.green.Sprintf("%s audit passed (%d steps)", t.sym.ok, r.Steps))
+	} else {
+		t.line(t.red.Sprintf("%s audit failed (%d steps): ", t.sym.fail, r.Steps) + t.clip(firstLine(feedbackLine(r.Feedback)), 30))
+	}
+	if t.level >= Verbose {
+		t.block(r.Feedback, nil)
+	}
+}
+
+// feedbackLine is the most telling line of a report: the first after the
+// verdict line, where auditors say what to fix, else the verdict itself.
+func feedbackLine(report string) string {
+	lines := strings.Split(strings.TrimSpace(report), "\n")
+	for i, l := range lines {
+		if _, ok := audit.ParseVerdict(l); ok {
+			for _, next := range lines[i+1:] {
+				if strings.TrimSpace(next) != "" {
+					return strings.TrimSpace(next)
+				}
+			}
+			return strings.TrimSpace(l)
+		}
+	}
+	return report
+}
+
 func (t *Terminal) finished(e loop.Finished) {
 	switch e.Status {
 	case "complete":
@@ -312,6 +370,18 @@ func (t *Terminal) finished(e loop.Finished) {
 		t.line(t.yellow.Sprintf("%s interrupted; the session is saved: dev --resume continues it", t.sym.warn))
 	default:
 		t.line(t.red.Sprintf("%s failed after %d steps (exit %d)", t.sym.fail, e.Loops, e.ExitCode))
+	}
+}
+
+// startSpinner shows the wait for a reply, timed from now.
+func (t *Terminal) startSpinner() {
+	t.mu.Lock()
+	t.started = time.Now()
+	t.mu.Unlock()
+	t.chunks.Store(0)
+	if t.spin != nil {
+		t.spin.Suffix = t.spinnerText()
+		t.spin.Start()
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/devagent/dev/audit"
 	"github.com/devagent/dev/loop"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/tools"
@@ -240,5 +241,55 @@ func TestTerminalContextWindow(t *testing.T) {
 	smaller := loop.ContextWindow{Window: 4096, Configured: 131072, ServerWindow: 4096, Server: "Ollama"}
 	if got := emit(Quiet, smaller); got != "" {
 		t.Errorf("quiet mode: %q", got)
+	}
+}
+
+func auditEvents(v audit.Verdict) []loop.Event {
+	return []loop.Event{
+		loop.AuditStarted{},
+		loop.AuditFinished{Result: audit.Result{Verdict: v, Steps: 2,
+			Feedback: "| check | result |\n|---|---|\n| tests | FAIL |\n\nOverall: " + string(v) + "\nAdd the missing test.",
+			Transcript: []audit.Step{{Thoughts: "Run the tests.", Calls: []parser.ToolCall{{Name: "COMMAND", Input: "go test ./..."}},
+				Results: []tools.Result{{Tool: "COMMAND", OK: true, Output: "ok  example 0.1s"}}}}}},
+	}
+}
+
+func TestTerminalAudit(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		level   Verbosity
+		verdict audit.Verdict
+		want    []string
+		not     []string
+	}{
+		{Normal, audit.Pass, []string{"✓ audit passed (2 steps)\n"}, []string{"Run the tests.", "go test"}},
+		{Normal, audit.Fail, []string{"✗ audit failed (2 steps): Add the missing test.\n"}, []string{"Run the tests."}},
+		{Verbose, audit.Fail, []string{"    Run the tests.\n", "  audit ▸ COMMAND go test ./...\n", "    ok  example 0.1s\n", "    Overall: FAIL\n"}, nil},
+	} {
+		var buf bytes.Buffer
+		term := NewTerminal(&Streams{Err: &buf, Width: 80, Unicode: true}, tt.level)
+		for _, e := range auditEvents(tt.verdict) {
+			term.Emit(e)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(buf.String(), w) {
+				t.Errorf("level %d %s: lacks %q:\n%s", tt.level, tt.verdict, w, buf.String())
+			}
+		}
+		for _, n := range tt.not {
+			if strings.Contains(buf.String(), n) {
+				t.Errorf("level %d %s: shows %q:\n%s", tt.level, tt.verdict, n, buf.String())
+			}
+		}
+	}
+	var buf bytes.Buffer
+	j := NewJSON(&buf)
+	for _, e := range auditEvents(audit.Fail) {
+		j.Emit(e)
+	}
+	var ev map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &ev); err != nil || ev["type"] != "audit" || ev["verdict"] != "FAIL" || ev["steps"] != 2.0 ||
+		!strings.Contains(ev["feedback"].(string), "Add the missing test.") {
+		t.Errorf("audit JSON %q (%v)", buf.String(), err)
 	}
 }
