@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -252,17 +251,4 @@ func (c *Client) probeLMStudio(ctx context.Context, url, model string) probeResu
 		}
 	}
 	return r
-}
-
-// String describes the server for people: "llama.cpp, context window 8192
-// tokens".
-func (s ServerInfo) String() string {
-	kind := string(s.Kind)
-	if kind == "" {
-		kind = "unknown server"
-	}
-	if s.Window <= 0 {
-		return kind + ", context window not reported"
-	}
-	return fmt.Sprintf("%s, context window %d tokens", kind, s.Window)
 }
