@@ -11,6 +11,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/devagent/dev/audit"
+	"github.com/devagent/dev/compress"
 	"github.com/devagent/dev/config"
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/loop"
@@ -117,12 +119,13 @@ func (d *devCmd) root(c *cli.Context) error {
 	if c.Bool("json") {
 		sink = ui.Multi{ui.NewJSON(d.streams.Out), sink}
 	}
-	a := &agent{devCmd: d, setup: s, sess: sess, sink: sink, automated: automated, json: c.Bool("json"), releaseLock: release}
+	a := &agent{devCmd: d, setup: s, sess: sess, sink: sink, automated: automated, noAudit: c.Bool("no-audit"), json: c.Bool("json"), releaseLock: release}
 	defer func() { a.releaseLock() }()
 	a.bg = newBackground(sink, d.streams.Err)
 	defer a.bg.stop()
 	a.loop = a.newLoop()
 	sink.Emit(loop.SessionStarted{ID: sess.ID, Resumed: resumed, Model: s.cfg.Model, Dir: sess.WorkingDirectory})
+	a.discoverContextWindow()
 	if automated {
 		return a.runAutomated(prompt)
 	}
@@ -188,8 +191,10 @@ type agent struct {
 	releaseLock func() // of sess
 	sink        loop.Sink
 	automated   bool
+	noAudit     bool // DONE is accepted without an audit
 	json        bool // events go to stdout as JSON lines
 	loop        *loop.Loop
+	client      *llm.Client
 	input       *lines      // the user's input, created on first use
 	bg          *background // processes that outlive their command
 }
@@ -216,21 +221,73 @@ func (a *agent) newLoop() *loop.Loop {
 		APIKey:      cfg.APIKey,
 		IdleTimeout: time.Duration(cfg.RequestTimeout) * time.Second,
 	})
-	return &loop.Loop{
-		Model: client,
+	a.client = client
+	model := &llm.Retrier{Streamer: client, Max: retries, OnRetry: func(r llm.Retry) {
+		a.sink.Emit(loop.Retrying{Message: r.Err.Error(), Attempt: r.Attempt, Max: r.Max, Wait: r.Wait})
+	}}
+	l := &loop.Loop{
+		Model: model,
 		Tools: registry,
 		Env:   env,
 		Store: a.store,
 		Sink:  a.sink,
+		Compactor: &compress.Summarizer{
+			Model:       model, // transient failures are retried like the worker's
+			ModelName:   compressModel(cfg),
+			Temperature: cfg.Temperature,
+			MaxTokens:   cfg.MaxTokens,
+		},
 		Config: loop.Config{
-			Model:        cfg.Model,
-			Temperature:  cfg.Temperature,
-			MaxTokens:    cfg.MaxTokens,
-			SystemPrompt: a.systemPrompt(registry),
-			MaxLoops:     cfg.MaxLoops,
-			MaxRetries:   retries,
+			Model:             cfg.Model,
+			Temperature:       cfg.Temperature,
+			MaxTokens:         cfg.MaxTokens,
+			SystemPrompt:      a.systemPrompt(registry),
+			MaxLoops:          cfg.MaxLoops,
+			MaxRetries:        retries,
+			MaxAuditFailures:  cfg.MaxAuditFailures,
+			ContextWindow:     cfg.MaxContextTokens,
+			CompressThreshold: cfg.CompressThreshold,
 		},
 	}
+	if !a.noAudit {
+		auditModel := cfg.AuditModel
+		if auditModel == "" {
+			auditModel = cfg.Model
+		}
+		l.Auditor = &audit.Auditor{
+			Model:       model,
+			ModelName:   auditModel,
+			Temperature: cfg.Temperature,
+			MaxTokens:   cfg.MaxTokens,
+			// The auditor's commands run where the worker's do, but never
+			// ask and never go to the background.
+			Env:        &tools.Env{Dir: env.Dir, CommandTimeout: env.CommandTimeout, OutputDir: env.OutputDir},
+			Commands:   cfg.AuditCommands,
+			MaxRetries: retries,
+		}
+	}
+	return l
+}
+
+func compressModel(cfg config.Config) string {
+	if cfg.CompressModel != "" {
+		return cfg.CompressModel
+	}
+	return cfg.Model
+}
+
+// discoverContextWindow asks the server, once and briefly, how large a
+// context it gives the model, and works with the smaller of that and
+// maxContextTokens. A server that does not say changes nothing.
+func (a *agent) discoverContextWindow() {
+	info := a.client.Discover(context.Background(), a.cfg.Model)
+	window := a.cfg.MaxContextTokens
+	if info.Window > 0 && info.Window < window {
+		window = info.Window
+	}
+	a.loop.ContextWindow = window
+	a.sink.Emit(loop.ContextWindow{Window: window, Configured: a.cfg.MaxContextTokens,
+		Server: string(info.Kind), ServerWindow: info.Window, Source: info.Source})
 }
 
 func (a *agent) systemPrompt(registry *tools.Registry) string {
@@ -312,7 +369,7 @@ func (a *agent) report(o loop.Outcome) int {
 		Loops:        o.Loops,
 		Tokens:       a.sess.TotalTokens,
 		FormatErrors: o.FormatErrors,
-		Audits:       len(a.sess.Audits),
+		Audits:       o.Audits,
 	})
 	return code
 }
@@ -324,7 +381,13 @@ func (a *agent) explain(o loop.Outcome) string {
 	case loop.MaxLoops:
 		return fmt.Sprintf("stopped after %d steps without DONE (maxLoops in %s)", o.Loops, cfgPath)
 	case loop.FormatFailed:
+		if errors.Is(o.Err, audit.ErrFormat) {
+			return "the auditor kept answering in a format dev cannot parse; set auditModel in " + cfgPath + " to a stronger model, or use --no-audit"
+		}
 		return fmt.Sprintf("the model kept answering in a format dev cannot parse (%d format errors); try a stronger model or a lower temperature", o.FormatErrors)
+	case loop.AuditFailed:
+		return fmt.Sprintf("the audit failed %d times in a row (maxAuditFailures in %s); the last feedback is in the session: dev sessions show %s",
+			o.Audits, cfgPath, a.sess.ID)
 	case loop.Looping:
 		return "the model kept repeating the same step; stopped"
 	case loop.Failed:
@@ -339,7 +402,7 @@ func explainError(err error, cfg config.Config, cfgPath string) string {
 		return err.Error()
 	}
 	prefix := ""
-	if errors.Is(err, loop.ErrRetriesExhausted) {
+	if errors.Is(err, llm.ErrRetriesExhausted) {
 		prefix = "gave up after repeated failures: "
 	}
 	switch apiErr.Kind {
@@ -354,13 +417,32 @@ func explainError(err error, cfg config.Config, cfgPath string) string {
 		if len(apiErr.Models) > 0 {
 			offer = "it offers: " + strings.Join(apiErr.Models, ", ")
 		}
+		if errors.Is(err, loop.ErrCompression) && cfg.CompressModel != "" {
+			return fmt.Sprintf("the server at %s has no model %q to compress the conversation with; %s. Set compressModel in %s (empty uses model).",
+				cfg.APIURL, cfg.CompressModel, offer, cfgPath)
+		}
 		return fmt.Sprintf("the server at %s has no model %q; %s. Set model in %s, DEV_MODEL or --model.",
 			cfg.APIURL, cfg.Model, offer, cfgPath)
 	case llm.KindOverflow:
-		return fmt.Sprintf("the conversation does not fit the server's context window (%s). Give the server a larger context, or lower maxContextTokens in %s.",
-			apiErr.Message, cfgPath)
+		return explainOverflow(apiErr, cfg, cfgPath)
 	}
 	return prefix + err.Error()
+}
+
+// explainOverflow says what to configure when the conversation does not fit
+// the server's context even compressed, or when maxTokens is the cause.
+func explainOverflow(e *llm.Error, cfg config.Config, cfgPath string) string {
+	if e.MaxTokensCause {
+		return fmt.Sprintf("the server's context window (%d tokens) cannot hold the prompt (%d tokens) plus maxTokens; compressing would not help. Lower or remove maxTokens in %s.",
+			e.ContextLimit, e.PromptTokens, cfgPath)
+	}
+	facts := e.Message
+	if e.PromptTokens > 0 && e.ContextLimit > 0 {
+		facts = fmt.Sprintf("%d tokens for a window of %d", e.PromptTokens, e.ContextLimit)
+	}
+	return fmt.Sprintf("the conversation does not fit the server's context window even compressed to a summary (%s). "+
+		"Give the server a larger context (llama.cpp: -c; Ollama: OLLAMA_CONTEXT_LENGTH or num_ctx; vLLM: --max-model-len; LM Studio: the model's context length), "+
+		"then set maxContextTokens in %s to match it.", facts, cfgPath)
 }
 
 // ask is ASK_USER in interactive mode.

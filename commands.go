@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"text/tabwriter"
@@ -13,15 +14,26 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/devagent/dev/config"
+	"github.com/devagent/dev/sessions"
 )
+
+// sessionStore opens the sessions without loading config.json: listing and
+// reading sessions must work even while the config file is broken.
+func (d *devCmd) sessionStore() (*sessions.Store, error) {
+	dir, err := config.Dir(config.Env(d.env))
+	if err != nil {
+		return nil, err
+	}
+	return sessions.NewStore(filepath.Join(dir, "sessions"), time.Now), nil
+}
 
 // sessionsList prints the sessions, newest first.
 func (d *devCmd) sessionsList(c *cli.Context) error {
-	s, err := d.load()
+	store, err := d.sessionStore()
 	if err != nil {
 		return err
 	}
-	list, err := s.store.List()
+	list, err := store.List()
 	if err != nil {
 		return err
 	}
@@ -59,11 +71,11 @@ func (d *devCmd) sessionsShow(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usagef("usage: dev sessions show <uuid>")
 	}
-	s, err := d.load()
+	store, err := d.sessionStore()
 	if err != nil {
 		return err
 	}
-	sess, err := s.store.Load(c.Args().First())
+	sess, err := store.Load(c.Args().First())
 	if err != nil {
 		return err
 	}

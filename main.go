@@ -112,6 +112,8 @@ func outcomeCode(o loop.Outcome) int {
 		return exitFormat
 	case loop.Interrupted:
 		return exitInterrupted
+	case loop.AuditFailed:
+		return exitAudit
 	default:
 		return exitFailure
 	}

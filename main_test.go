@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/devagent/dev/config"
@@ -40,7 +41,7 @@ func TestExitCode(t *testing.T) {
 func TestOutcomeCode(t *testing.T) {
 	t.Parallel()
 	tests := map[loop.Stop]int{
-		loop.Done: 0, loop.Failed: 1, loop.MaxLoops: 4, loop.FormatFailed: 5, loop.Looping: 5, loop.Interrupted: 130,
+		loop.Done: 0, loop.Failed: 1, loop.AuditFailed: 3, loop.MaxLoops: 4, loop.FormatFailed: 5, loop.Looping: 5, loop.Interrupted: 130,
 	}
 	for stop, want := range tests {
 		if got := outcomeCode(loop.Outcome{Stop: stop}); got != want {
@@ -57,9 +58,30 @@ func TestExplainError(t *testing.T) {
 	if got, want := explainError(err, cfg, "/c/config.json"), `the server at http://localhost:8005/v1 has no model "big"; it offers: a, b. Set model in /c/config.json, DEV_MODEL or --model.`; got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
-	wrapped := fmt.Errorf("%w after 4 attempts: %w", loop.ErrRetriesExhausted, &llm.Error{Kind: llm.KindUnreachable, Message: "connection refused"})
+	wrapped := fmt.Errorf("%w after 4 attempts: %w", llm.ErrRetriesExhausted, &llm.Error{Kind: llm.KindUnreachable, Message: "connection refused"})
 	if got, want := explainError(wrapped, cfg, "/c/config.json"), "gave up after repeated failures: cannot reach the model server at http://localhost:8005/v1 (connection refused). Start the server, or set apiUrl in /c/config.json or DEV_API_URL."; got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+func TestExplainContextErrors(t *testing.T) {
+	t.Parallel()
+	cfg := config.Default()
+	cfg.CompressModel = "summariser"
+	tooSmall := fmt.Errorf("%w: %w", loop.ErrContextTooSmall, &llm.Error{Kind: llm.KindOverflow, ContextLimit: 4096, PromptTokens: 4390})
+	got := explainError(tooSmall, cfg, "/c/config.json")
+	for _, want := range []string{"4390 tokens for a window of 4096", "-c", "OLLAMA_CONTEXT_LENGTH", "--max-model-len", "maxContextTokens in /c/config.json"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("overflow explanation lacks %q: %s", want, got)
+		}
+	}
+	maxTokens := &llm.Error{Kind: llm.KindOverflow, ContextLimit: 2048, PromptTokens: 8, MaxTokensCause: true}
+	if got := explainError(maxTokens, cfg, "/c/config.json"); !strings.Contains(got, "Lower or remove maxTokens in /c/config.json") || strings.Contains(got, "maxContextTokens") {
+		t.Errorf("max_tokens explanation: %s", got)
+	}
+	noModel := fmt.Errorf("%w: %w", loop.ErrCompression, &llm.Error{Kind: llm.KindModelNotFound, Models: []string{"a"}})
+	if got := explainError(noModel, cfg, "/c/config.json"); !strings.Contains(got, `no model "summariser" to compress`) || !strings.Contains(got, "Set compressModel") {
+		t.Errorf("unknown compressModel: %s", got)
 	}
 }
 

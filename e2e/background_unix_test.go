@@ -132,7 +132,7 @@ func TestBackgroundCommandReadAndList(t *testing.T) {
 		}},
 		done("It printed after released and exited with 7."),
 	)
-	r := w.runWatched(stderr, "", "-p", "run it in the background", "--json")
+	r := w.runWatched(stderr, "", "--no-audit", "-p", "run it in the background", "--json")
 	r.expect(t, 0)
 	if !regexp.MustCompile(`^proc_[a-z0-9]{6}$`).MatchString(id) {
 		t.Fatalf("id %q", id)
@@ -189,7 +189,7 @@ func TestBackgroundCommandReadAndList(t *testing.T) {
 func TestBackgroundProcessStoppedWhenDevExits(t *testing.T) {
 	w := newWorld(t, map[string]any{"commandTimeout": 1})
 	w.srv.Script(reply("Sleep.", "COMMAND", "echo $$ > pid; exec sleep 300"), done("Left it sleeping."))
-	r := w.run("-p", "sleep in the background")
+	r := w.run("--no-audit", "-p", "sleep in the background")
 	r.expect(t, 0)
 	pid := readPidFile(t, w, "pid")
 	id := procIDRE.FindString(lastUser(w.srv.Requests()[1]))
@@ -220,7 +220,7 @@ func TestKillBackgroundProcessGroup(t *testing.T) {
 		}},
 		done("Stopped."),
 	)
-	r := w.runWatched(stderr, "", "-p", "serve, then stop")
+	r := w.runWatched(stderr, "", "--no-audit", "-p", "serve, then stop")
 	r.expect(t, 0)
 	id := procIDRE.FindString(lastUser(w.srv.Requests()[1]))
 	kill := lastUser(w.srv.Requests()[2])
@@ -248,7 +248,7 @@ func TestBackgroundStoppedOnSignals(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			w := newWorld(t, map[string]any{"commandTimeout": 1})
 			w.srv.Script(reply("Sleep.", "COMMAND", tt.command), llmtest.Response{Content: "# Agent", Hang: true})
-			cmd, _, stderr := w.command(t.Context(), "-p", "sleep, then wait")
+			cmd, _, stderr := w.command(t.Context(), "--no-audit", "-p", "sleep, then wait")
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
@@ -293,7 +293,7 @@ func TestBackgroundKeptAcrossInteractiveTurns(t *testing.T) {
 		}},
 		done("Still serving."),
 	)
-	r := w.runWatched(stderr, "start the server\nis it still up?\n")
+	r := w.runWatched(stderr, "start the server\nis it still up?\n", "--no-audit")
 	r.expect(t, 0)
 	reqs := w.srv.Requests()
 	if len(reqs) != 4 {

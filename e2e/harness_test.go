@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,34 +21,73 @@ import (
 	"github.com/devagent/dev/sessions"
 )
 
-// binary is the dev executable built once for the whole suite.
-var binary string
+// build is the dev executable, built once for the whole suite by the first
+// test that needs it.
+var build struct {
+	once sync.Once
+	dir  string // holds the binary; removed after the suite
+	path string
+	err  error
+}
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "dev-e2e-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binary = filepath.Join(dir, "dev")
-	if runtime.GOOS == "windows" {
-		binary += ".exe"
-	}
-	build := exec.Command("go", "build", "-o", binary, "..")
-	build.Stdout, build.Stderr = os.Stdout, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building dev:", err)
-		os.Exit(1)
-	}
 	code := m.Run()
-	os.RemoveAll(dir)
+	if build.dir != "" {
+		os.RemoveAll(build.dir)
+	}
 	os.Exit(code)
+}
+
+// binary builds dev on first use. It runs inside a test, where go test
+// records the files read; TestMain runs before that recording starts.
+func binary(t testing.TB) string {
+	t.Helper()
+	build.once.Do(func() {
+		if build.err = readSources(".."); build.err != nil {
+			return
+		}
+		if build.dir, build.err = os.MkdirTemp("", "dev-e2e-"); build.err != nil {
+			return
+		}
+		build.path = filepath.Join(build.dir, "dev")
+		if runtime.GOOS == "windows" {
+			build.path += ".exe"
+		}
+		out, err := exec.Command("go", "build", "-o", build.path, "..").CombinedOutput()
+		if err != nil {
+			build.err = fmt.Errorf("building dev: %w\n%s", err, out)
+		}
+	})
+	if build.err != nil {
+		t.Fatal(build.err)
+	}
+	return build.path
+}
+
+// readSources reads every file of the module. go test caches a result until
+// the files the test read change; the binary is built from these files by a
+// separate process, so reading them here is what makes an edit to main.go
+// invalidate the cached e2e results.
+func readSources(root string) error {
+	return filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); name == ".git" || name == "testdata" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		_, err = os.ReadFile(p)
+		return err
+	})
 }
 
 // world is one user's machine: a config home, a project directory and a
 // model server.
 type world struct {
-	t     *testing.T
+	t     testing.TB
 	home  string // DEV_AGENT_HOME
 	dir   string // the project, dev's working directory
 	srv   *llmtest.Server
@@ -59,6 +99,12 @@ type world struct {
 func newWorld(t *testing.T, cfg map[string]any) *world {
 	t.Helper()
 	t.Parallel()
+	return setUpWorld(t, cfg)
+}
+
+// setUpWorld is newWorld for benchmarks, which do not run in parallel.
+func setUpWorld(t testing.TB, cfg map[string]any) *world {
+	t.Helper()
 	w := &world{t: t, home: t.TempDir(), dir: t.TempDir(), srv: llmtest.New("mock-model", "other-model")}
 	t.Cleanup(w.srv.Close)
 	conf := map[string]any{
@@ -92,7 +138,7 @@ type result struct {
 }
 
 func (w *world) command(ctx context.Context, args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
-	cmd := exec.CommandContext(ctx, binary, args...)
+	cmd := exec.CommandContext(ctx, binary(w.t), args...)
 	cmd.Dir = w.dir
 	cmd.Env = append([]string{
 		"PATH=" + os.Getenv("PATH"),
@@ -200,6 +246,16 @@ func reply(thoughts, tool, input string) llmtest.Response {
 
 func done(summary string) llmtest.Response {
 	return reply("All done.", "DONE", summary)
+}
+
+// verdict is the auditor's final reply.
+func verdict(report string) llmtest.Response {
+	return reply("Checked.", "DONE", report)
+}
+
+// isAudit tells the auditor's requests from the worker's.
+func isAudit(req llmtest.Request) bool {
+	return len(req.Messages) > 0 && strings.HasPrefix(req.Messages[0].Content, "You are the auditor of dev")
 }
 
 // lastUser is the content of the last user message of a request.

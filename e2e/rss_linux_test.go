@@ -92,7 +92,7 @@ func runPrinting(b *testing.B, size int, background bool) int64 {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, "-p", "print a lot", "-q")
+	cmd := exec.CommandContext(ctx, binary(b), "--no-audit", "-p", "print a lot", "-q")
 	cmd.Dir = dir
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "DEV_AGENT_HOME=" + home, "LANG=C.UTF-8"}
 	out, err := cmd.CombinedOutput()

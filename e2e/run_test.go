@@ -32,6 +32,7 @@ func TestMultiStepTask(t *testing.T) {
 		llmtest.Response{Content: llmtest.Template("Finished.", "[x] set up\n[x] write code",
 			llmtest.Call{Tool: "DONE", Input: "Wrote src/hello.go and README.md."}),
 			Usage: &llm.Usage{PromptTokens: 900, CompletionTokens: 40, TotalTokens: 940}},
+		verdict("| check | result |\n|---|---|\n| files | PASS |\n\nOverall: PASS"),
 	)
 	r := w.run("-p", "write a hello world with a readme")
 	r.expect(t, 0)
@@ -50,11 +51,21 @@ func TestMultiStepTask(t *testing.T) {
 	}
 
 	reqs := w.srv.Requests()
-	if len(reqs) != 6 {
-		t.Fatalf("server saw %d requests, want 6", len(reqs))
+	if len(reqs) != 7 {
+		t.Fatalf("server saw %d requests, want 6 of the worker and 1 of the auditor", len(reqs))
 	}
 	for i, req := range reqs {
 		checkRequestShape(t, i, req)
+		if isAudit(req) != (i == 6) {
+			t.Errorf("request %d: audit %v", i, isAudit(req))
+		}
+	}
+	brief := reqs[6].Messages[1].Content
+	for _, want := range []string{"write a hello world with a readme", "Wrote src/hello.go and README.md.", "- src/hello.go", "- README.md",
+		"mkdir -p src && echo started > log.txt && echo made`: exit code 0", "[x] write code"} {
+		if !strings.Contains(brief, want) {
+			t.Errorf("the auditor's first message lacks %q:\n%s", want, brief)
+		}
 	}
 	if got := lastUser(reqs[1]); !strings.Contains(got, `tool="COMMAND"`) || !strings.Contains(got, "made") || !strings.Contains(got, "0") {
 		t.Errorf("COMMAND result sent to the model = %q", got)
@@ -86,6 +97,12 @@ func TestMultiStepTask(t *testing.T) {
 	}
 	if s.TotalTokens < 940 {
 		t.Errorf("totalTokens = %d, want at least the server's 940", s.TotalTokens)
+	}
+	if len(s.Audits) != 1 || s.Audits[0].Verdict != "PASS" || s.Audits[0].Steps != 1 || !strings.Contains(s.Audits[0].Feedback, "Overall: PASS") || s.Audits[0].Timestamp.IsZero() {
+		t.Errorf("audits = %+v", s.Audits)
+	}
+	if !strings.Contains(r.stderr, "audit passed") {
+		t.Errorf("stderr does not show the verdict:\n%s", r.stderr)
 	}
 }
 
@@ -129,7 +146,7 @@ func TestFormatErrorThenRecovery(t *testing.T) {
 		reply("Look around.", "LIST_DIRECTORY", "."),
 		done("Looked."),
 	)
-	r := w.run("-p", "look around")
+	r := w.run("--no-audit", "-p", "look around")
 	r.expect(t, 0)
 	reqs := w.srv.Requests()
 	if len(reqs) != 3 {
@@ -211,7 +228,7 @@ func TestServerErrorThenSuccess(t *testing.T) {
 		llmtest.Response{Status: 500, Body: `{"error":{"message":"boom","type":"server_error"}}`, Header: map[string]string{"Retry-After": "0"}},
 		done("Recovered."),
 	)
-	r := w.run("-p", "try")
+	r := w.run("--no-audit", "-p", "try")
 	r.expect(t, 0)
 	if r.stdout != "Recovered.\n" {
 		t.Errorf("stdout = %q", r.stdout)
@@ -247,7 +264,7 @@ func TestUnauthorizedFailsAtOnce(t *testing.T) {
 func TestNoAuthorizationHeaderWithoutKey(t *testing.T) {
 	w := newWorld(t, nil)
 	w.srv.Script(done("ok"))
-	w.run("-p", "x").expect(t, 0)
+	w.run("--no-audit", "-p", "x").expect(t, 0)
 	if got := w.srv.Requests()[0].Header.Get("Authorization"); got != "" {
 		t.Errorf("Authorization = %q, want none", got)
 	}
@@ -294,11 +311,11 @@ func TestResumeContinuesHistory(t *testing.T) {
 		reply("Create it.", "WRITE_FILE", "notes.txt\n```\nfirst\n```"),
 		done("Created notes.txt."),
 	)
-	w.run("-p", "create notes.txt").expect(t, 0)
+	w.run("--no-audit", "-p", "create notes.txt").expect(t, 0)
 	id := w.onlySession().ID
 
 	w.srv.Script(done("Still here."))
-	r := w.run("--resume", "-p", "what did you do?")
+	r := w.run("--no-audit", "--resume", "-p", "what did you do?")
 	r.expect(t, 0)
 	if r.stdout != "Still here.\n" {
 		t.Errorf("stdout = %q", r.stdout)
@@ -337,8 +354,8 @@ func TestSessionFlagCreatesThenContinues(t *testing.T) {
 	w := newWorld(t, nil)
 	id := "3b241101-e2bb-4255-8caf-4136c566a962"
 	w.srv.Script(done("one"), done("two"))
-	w.run("--session", id, "-p", "first").expect(t, 0)
-	w.run("--session", id, "-p", "second").expect(t, 0)
+	w.run("--no-audit", "--session", id, "-p", "first").expect(t, 0)
+	w.run("--no-audit", "--session", id, "-p", "second").expect(t, 0)
 	all := w.sessions()
 	if len(all) != 1 || all[id] == nil {
 		t.Fatalf("sessions: %v", all)
@@ -356,6 +373,7 @@ func TestJSONLines(t *testing.T) {
 	w.srv.Script(
 		reply("Look.", "LIST_DIRECTORY", "."),
 		done("Listed."),
+		verdict("Overall: PASS"),
 	)
 	r := w.run("-p", "list", "--json")
 	r.expect(t, 0)
@@ -371,7 +389,7 @@ func TestJSONLines(t *testing.T) {
 		last = ev
 	}
 	joined := strings.Join(types, ",")
-	for _, want := range []string{"session", "response", "tool_result", "result"} {
+	for _, want := range []string{"session", "response", "tool_result", "audit", "result"} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("no %q event in %s", want, joined)
 		}
@@ -379,7 +397,7 @@ func TestJSONLines(t *testing.T) {
 	if types[0] != "session" || last["type"] != "result" {
 		t.Errorf("events: %s", joined)
 	}
-	if last["status"] != "complete" || last["exitCode"] != 0.0 || last["summary"] != "Listed." || last["sessionId"] == "" {
+	if last["status"] != "complete" || last["exitCode"] != 0.0 || last["summary"] != "Listed." || last["sessionId"] == "" || last["audits"] != 1.0 {
 		t.Errorf("result event: %v", last)
 	}
 }
@@ -417,7 +435,7 @@ func TestConfigCreatedWithDefaults(t *testing.T) {
 	}
 	w.extra = []string{"DEV_API_URL=" + w.srv.BaseURL(), "DEV_MODEL=mock-model"}
 	w.srv.Script(done("ok"))
-	w.run("-p", "x").expect(t, 0)
+	w.run("--no-audit", "-p", "x").expect(t, 0)
 	st, err := os.Stat(filepath.Join(w.home, "config.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -465,7 +483,7 @@ func TestToolFailureGoesBackToModel(t *testing.T) {
 			llmtest.Call{Tool: "WRITE_FILE", Input: "never.txt\n```\nno\n```"})},
 		done("Handled."),
 	)
-	w.run("-p", "x").expect(t, 0)
+	w.run("--no-audit", "-p", "x").expect(t, 0)
 	if _, err := os.Stat(filepath.Join(w.dir, "never.txt")); err == nil {
 		t.Errorf("a tool after a failed one ran")
 	}
@@ -478,7 +496,7 @@ func TestToolFailureGoesBackToModel(t *testing.T) {
 func TestAskUserInAutomatedMode(t *testing.T) {
 	w := newWorld(t, nil)
 	w.srv.Script(reply("Ask.", "ASK_USER", "Which port?"), done("Assumed 8080."))
-	w.run("-p", "x").expect(t, 0)
+	w.run("--no-audit", "-p", "x").expect(t, 0)
 	reqs := w.srv.Requests()
 	if got := lastUser(reqs[1]); !strings.Contains(strings.ToLower(got), "assumption") {
 		t.Errorf("ASK_USER in automated mode answered %q", got)
@@ -491,7 +509,7 @@ func TestAskUserInAutomatedMode(t *testing.T) {
 func TestInteractiveBasic(t *testing.T) {
 	w := newWorld(t, nil)
 	w.srv.Script(reply("Ask.", "ASK_USER", "Which name?"), done("Named it Bob."), done("Second turn."))
-	r := w.runInput("name something\nBob\nand again\n/exit\n")
+	r := w.runInput("name something\nBob\nand again\n/exit\n", "--no-audit")
 	r.expect(t, 0)
 	if r.stdout != "Named it Bob.\nSecond turn.\n" {
 		t.Errorf("stdout = %q", r.stdout)
@@ -548,7 +566,7 @@ func TestRealOllamaReplies(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			w := newWorld(t, nil)
 			w.srv.Script(fixture(t, "ollama-0.17.4/"+name))
-			r := w.run("-p", "Write hello.txt")
+			r := w.run("--no-audit", "-p", "Write hello.txt")
 			r.expect(t, 0)
 			if got := w.read("hello.txt"); got != "hello from a real server\n" {
 				t.Errorf("hello.txt = %q", got)
@@ -565,5 +583,43 @@ func TestRealOllamaReplies(t *testing.T) {
 				t.Errorf("totalTokens = %d, want the server's %d", s.TotalTokens, tokens)
 			}
 		})
+	}
+}
+
+func TestSessionsCommands(t *testing.T) {
+	w := newWorld(t, nil)
+	w.srv.Script(done("Listed it."))
+	w.run("--no-audit", "-p", "list the files please").expect(t, 0)
+	id := w.onlySession().ID
+
+	// Reading sessions needs only the directory, even with a broken config.
+	if err := os.WriteFile(filepath.Join(w.home, "config.json"), []byte("{broken"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := w.run("sessions", "list")
+	r.expect(t, 0)
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "ID") || !strings.HasPrefix(lines[1], id) ||
+		!strings.Contains(lines[1], "complete") || !strings.Contains(lines[1], w.dir) || !strings.Contains(lines[1], "list the files please") {
+		t.Errorf("sessions list:\n%s", r.stdout)
+	}
+	r = w.run("sessions", "list", "--json")
+	r.expect(t, 0)
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil || len(rows) != 1 || rows[0]["id"] != id || rows[0]["status"] != "complete" {
+		t.Errorf("sessions list --json: %v\n%s", err, r.stdout)
+	}
+	r = w.run("sessions", "show", id)
+	r.expect(t, 0)
+	for _, want := range []string{"# Session " + id, "<user_request>\nlist the files please\n</user_request>", "## Tool Choice\nDONE", "Status: complete"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("sessions show lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if r := w.run("sessions", "show", "3b241101-e2bb-4255-8caf-4136c566a962"); r.code != 2 {
+		t.Errorf("unknown session: exit %d", r.code)
+	}
+	if r := w.run("sessions", "show", "../../etc/passwd"); r.code != 2 {
+		t.Errorf("bad id: exit %d", r.code)
 	}
 }

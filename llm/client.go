@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -28,6 +29,9 @@ type Client struct {
 	// noStreamOptions: the server rejected stream_options once; do not send
 	// it again for the client's lifetime.
 	noStreamOptions atomic.Bool
+
+	discoverMu sync.Mutex
+	discovered map[string]ServerInfo // by model: Discover probes once
 }
 
 // New returns a client for cfg.

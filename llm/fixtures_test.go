@@ -106,10 +106,14 @@ var ollamaModels = []string{"tiny-agent:latest", "tiny-loop:latest", "tiny-pass:
 // fixtures README states it.
 type fixtureCase struct {
 	file string
-	// how the file is used: "chat" (Stream), "models" (Models), "parse"
-	// (only checked to be a 200 JSON body; /props, /api/ps, /api/show and
-	// /api/version are read by later work).
+	// how the file is used: "chat" (Stream), "models" (Models), "discover"
+	// (Discover, the file served at path), "parse" (only checked to be a 200
+	// JSON body; /api/show and /api/version are read by later work).
 	use string
+
+	// discover: where the file is served, for which model, and the result.
+	path, model string
+	server      ServerInfo
 
 	content, reasoning, finish string
 	usage                      *Usage
@@ -141,7 +145,8 @@ var fixtureCases = []fixtureCase{
 	{file: "ollama-0.17.4/context-overflow-truncated.txt", use: "chat", content: replyT, finish: "stop", usage: usage(256, 19, 275)},
 	{file: "ollama-0.17.4/models.txt", use: "models", models: ollamaModels},
 	{file: "ollama-0.17.4/api-show.txt", use: "parse"},
-	{file: "ollama-0.17.4/api-ps.txt", use: "parse"},
+	{file: "ollama-0.17.4/api-ps.txt", use: "discover", path: "/api/ps", model: "tiny",
+		server: ServerInfo{Kind: ServerOllama, Window: 256, Source: "GET /api/ps context_length"}},
 	{file: "ollama-0.17.4/api-version.txt", use: "parse"},
 	{file: "ollama-0.17.4/agent-reply-stream.txt", use: "chat", content: agentReply, finish: "stop", usage: usage(36, 43, 79)},
 	{file: "ollama-0.17.4/think-reply-stream.txt", use: "chat", content: "<think>I should write the file.</think>\n" + agentReply,
@@ -154,7 +159,8 @@ var fixtureCases = []fixtureCase{
 	{file: "documented/llamacpp-old-stream-error-event.txt", use: "chat", err: true, kind: KindOverflow, status: 400,
 		message: "the request exceeds the available context size. try increasing the context size or enable context shift"},
 	{file: "documented/llamacpp-context-exceeded-500.txt", use: "chat", err: true, kind: KindOverflow, status: 500, message: "Context size has been exceeded."},
-	{file: "documented/llamacpp-props.txt", use: "parse"},
+	{file: "documented/llamacpp-props.txt", use: "discover", path: "/props", model: "any",
+		server: ServerInfo{Kind: ServerLlamaCpp, Window: 8192, Source: "GET /props default_generation_settings.n_ctx"}},
 	{file: "documented/llamacpp-jinja-role-alternation-500.txt", use: "chat", err: true, kind: KindBadRequest, status: 500,
 		message: "Jinja Exception: After the optional system message, conversation roles must alternate user and assistant roles except for tool calls and results."},
 	{file: "documented/vllm-stream-reasoning.txt", use: "chat", content: replyR, reasoning: reasoningR, finish: "stop", usage: usage(1188, 48, 1236)},
@@ -167,6 +173,8 @@ var fixtureCases = []fixtureCase{
 	{file: "documented/vllm-models.txt", use: "models", models: []string{"Qwen/Qwen3-8B"}},
 	{file: "documented/lmstudio-stream-inline-think.txt", use: "chat",
 		content: "<think>\n" + reasoningR + "\n</think>\n\n" + replyR, finish: "stop"}, // zero usage: unknown
+	{file: "documented/lmstudio-api-v1-models.txt", use: "discover", path: "/api/v1/models", model: "qwen/qwen3-8b",
+		server: ServerInfo{Kind: ServerLMStudio, Window: 16384, Source: "GET /api/v1/models loaded_instances[].config.context_length"}},
 	{file: "documented/lmstudio-empty-stream.txt", use: "chat", finish: "stop", usage: usage(36104, 0, 36104)},
 	{file: "documented/openrouter-stream-processing-comments.txt", use: "chat", content: replyR, finish: "stop", usage: usage(1190, 31, 1221)},
 	{file: "documented/stream-crlf.txt", use: "chat", content: replyR, finish: "stop", usage: usage(1190, 31, 1221)},
@@ -216,6 +224,12 @@ func TestFixtures(t *testing.T) {
 				}
 				if !reflect.DeepEqual(got, tc.models) {
 					t.Errorf("models = %q, want %q", got, tc.models)
+				}
+			case "discover":
+				srv := pathServer(t, map[string]fixture{"GET " + tc.path: f})
+				got := New(Config{BaseURL: srv.URL + "/v1"}).Discover(context.Background(), tc.model)
+				if got != tc.server {
+					t.Errorf("Discover = %+v, want %+v", got, tc.server)
 				}
 			case "chat":
 				var models *fixture

@@ -1,6 +1,7 @@
 // Package llm talks to OpenAI-compatible chat servers: message and usage
 // types, one streaming chat call over go-openai with the quirks of real local
-// servers handled, and typed errors the loop can act on.
+// servers handled, typed errors the loop can act on, and discovery of what
+// the server is and how large a context it gives a model.
 package llm
 
 import (

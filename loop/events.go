@@ -3,6 +3,7 @@ package loop
 import (
 	"time"
 
+	"github.com/devagent/dev/audit"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/tools"
 )
@@ -69,6 +70,50 @@ type Retrying struct {
 	Wait         time.Duration
 }
 
+// ContextWindow: the context window the run works with, decided at start
+// from maxContextTokens and what the server reports (emitted by the caller,
+// which probes the server).
+type ContextWindow struct {
+	Window       int    // what the run uses: the smaller of the two
+	Configured   int    // maxContextTokens
+	Server       string // the server's kind ("" when not recognised)
+	ServerWindow int    // the server's window, 0 when it did not say
+	Source       string // where ServerWindow (or Server) came from
+}
+
+// Reasons for a compression.
+const (
+	ReasonThreshold = "threshold" // the estimate reached compressThreshold of the window
+	ReasonOverflow  = "overflow"  // the server rejected the request as too long
+)
+
+// Compressing: the history is about to be summarised.
+type Compressing struct {
+	Tokens int // the prompt size that triggered it: estimated, or the server's count
+	Window int
+	Reason string
+}
+
+// Compressed: the history was replaced by one summary message.
+type Compressed struct {
+	TokensBefore, TokensAfter int
+	Window                    int
+	Reason                    string
+	// Cuts counts tool results and messages shortened or left out so that
+	// the summarisation request fits the window.
+	Cuts int
+	// Fallback: the model gave no summary; the last step stands in for it.
+	Fallback bool
+}
+
+// AuditStarted: the auditor is checking a DONE.
+type AuditStarted struct{}
+
+// AuditFinished: the auditor gave its verdict.
+type AuditFinished struct {
+	Result audit.Result
+}
+
 // Warning is worth telling the user but does not stop the run.
 type Warning struct {
 	Message string
@@ -119,6 +164,11 @@ func (ToolStarted) Name() string    { return "tool_start" }
 func (ToolFinished) Name() string   { return "tool_result" }
 func (FormatProblem) Name() string  { return "format_error" }
 func (Retrying) Name() string       { return "retry" }
+func (ContextWindow) Name() string  { return "context" }
+func (Compressing) Name() string    { return "compression_start" }
+func (Compressed) Name() string     { return "compression" }
+func (AuditStarted) Name() string   { return "audit_start" }
+func (AuditFinished) Name() string  { return "audit" }
 func (Warning) Name() string        { return "warning" }
 func (Failure) Name() string        { return "error" }
 func (Finished) Name() string       { return "result" }

@@ -1,6 +1,8 @@
 // Package loop runs the worker: request a reply, parse it, run its tools, feed
-// the results back, until DONE, a limit or a failure. It owns the retry
-// policy and the history kept in the session. It emits events and never prints.
+// the results back, until DONE, a limit or a failure. It owns the history kept
+// in the session, the handling of unusable replies, and when the history is
+// compressed to fit the server's context window. It emits events and never
+// prints.
 package loop
 
 import (
@@ -10,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/devagent/dev/audit"
+	"github.com/devagent/dev/compress"
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/prompts"
@@ -17,15 +21,21 @@ import (
 	"github.com/devagent/dev/tools"
 )
 
-// Model streams one chat completion.
+// Model streams one chat completion, retrying transient failures itself
+// (llm.Retrier).
 type Model interface {
 	Stream(ctx context.Context, req llm.Request, onDelta func(llm.Delta)) (llm.Reply, error)
 }
 
-// Toolset resolves the tools the model may call.
-type Toolset interface {
-	Names() []string
-	Lookup(name string) (tools.Tool, bool)
+// Auditor checks a DONE before it is accepted (an *audit.Auditor).
+type Auditor interface {
+	Audit(ctx context.Context, in audit.Input) (audit.Result, error)
+}
+
+// Compactor summarises a conversation that no longer fits the context
+// window (a *compress.Summarizer).
+type Compactor interface {
+	Compact(ctx context.Context, c compress.Conversation) (compress.Result, error)
 }
 
 // Saver persists the session after every step.
@@ -40,11 +50,21 @@ type Config struct {
 	MaxTokens    *int
 	SystemPrompt string
 	MaxLoops     int // replies per Run
-	MaxRetries   int // consecutive failures of one kind before the run fails
+	MaxRetries   int // consecutive unparseable replies before the run fails
 	// RepeatLimit is how many identical steps in a row make a loop (default 3).
 	RepeatLimit int
-	// Wait pauses before a retry; nil waits on a timer. Tests inject their own.
-	Wait func(ctx context.Context, d time.Duration) error
+	// MaxAuditFailures is how many failed audits in a row end the run.
+	MaxAuditFailures int
+	// Now is the clock of audit and compression records; nil is time.Now.
+	Now func() time.Time
+
+	// ContextWindow is the server's context window in tokens: the smaller
+	// of maxContextTokens and what the server reports. 0: unknown, never
+	// compress before the server says the prompt is too long.
+	ContextWindow int
+	// CompressThreshold is the fraction of the window at which the history
+	// is compressed before a request.
+	CompressThreshold float64
 }
 
 // Loop runs the worker against one model with one set of tools. A Loop may
@@ -52,17 +72,32 @@ type Config struct {
 // concurrent use.
 type Loop struct {
 	Model Model
-	Tools Toolset
+	Tools tools.Set
 	Env   *tools.Env
 	Store Saver
 	Sink  Sink
+	// Auditor checks every DONE; nil accepts DONE as it is (--no-audit).
+	Auditor Auditor
+	// Compactor compresses the history; nil never compresses.
+	Compactor Compactor
 	Config
 
-	// serverAnswered is set once any request got a reply: from then on an
-	// unreachable server is a transient failure (it may be restarting), while
-	// before it is a configuration problem to report at once.
-	serverAnswered bool
+	// window, when not 0, replaces ContextWindow for the rest of the
+	// process: the server said (or showed) that its window is smaller.
+	window int
+	// truncationWarned: the user was told once that the server truncates.
+	truncationWarned bool
 }
+
+// Errors of a failed run, wrapping the cause.
+var (
+	// ErrContextTooSmall wraps a context overflow that compression could not
+	// cure: the overflow came again right after compressing, or there was
+	// nothing left to compress.
+	ErrContextTooSmall = errors.New("the conversation does not fit the server's context window, even compressed")
+	// ErrCompression wraps a failure of the summarisation request itself.
+	ErrCompression = errors.New("compressing the conversation")
+)
 
 // Stop says why a run ended.
 type Stop int
@@ -75,6 +110,7 @@ const (
 	FormatFailed             // unparseable replies, retries exhausted
 	Looping                  // the model kept repeating the same step
 	Interrupted              // the context was cancelled
+	AuditFailed              // MaxAuditFailures failed audits in a row
 )
 
 // Outcome is the result of Run.
@@ -84,10 +120,8 @@ type Outcome struct {
 	Err          error  // for Failed
 	Loops        int
 	FormatErrors int
+	Audits       int
 }
-
-// ErrRetriesExhausted wraps the last API error when it kept failing.
-var ErrRetriesExhausted = errors.New("retries exhausted")
 
 // run is the state of one Run.
 type run struct {
@@ -95,7 +129,6 @@ type run struct {
 	sess *sessions.Session
 	out  Outcome
 
-	apiFailures    int // consecutive
 	formatFailures int // consecutive
 	// failedFrom is the history index where unconfirmed failed attempts
 	// start (-1: none); they are removed once a reply parses.
@@ -104,12 +137,28 @@ type run struct {
 	repeats    int
 	// interruptNoted: the history already tells the model about an interruption.
 	interruptNoted bool
+
+	// For the audit: the request being worked on and the evidence of the work.
+	userRequest   string
+	files         []string
+	commands      []audit.Command
+	auditFailures int // in a row
+
+	est compress.Estimator // the prompt size of the next request
+	// overflowRetried: the last request overflowed and the history was
+	// compressed for it; another overflow before a success ends the run.
+	overflowRetried bool
 }
 
 // Run appends request to the session's history as the user's message and
 // works on it until it ends. The session is saved after every step.
 func (l *Loop) Run(ctx context.Context, sess *sessions.Session, request string) Outcome {
-	r := &run{Loop: l, sess: sess, failedFrom: -1}
+	r := &run{Loop: l, sess: sess, failedFrom: -1, userRequest: request}
+	if strings.TrimSpace(sess.OriginalPrompt) == "" {
+		// An interactive session starts without one: its first message is
+		// the request compression must never lose.
+		sess.OriginalPrompt = request
+	}
 	r.appendMessage(llm.RoleUser, prompts.UserRequest(request))
 	sess.Status = sessions.Active
 	if err := r.save(); err != nil {
@@ -118,6 +167,9 @@ func (l *Loop) Run(ctx context.Context, sess *sessions.Session, request string) 
 	for {
 		if r.out.Loops >= l.MaxLoops {
 			return r.finish(Outcome{Stop: MaxLoops})
+		}
+		if err := r.maybeCompress(ctx); err != nil {
+			return r.finish(r.failure(ctx, err))
 		}
 		reply, err := r.request(ctx)
 		if err != nil {
@@ -136,11 +188,18 @@ func (l *Loop) Run(ctx context.Context, sess *sessions.Session, request string) 
 		}
 		r.acceptReply(resp)
 		results, done := r.act(ctx, resp)
+		r.collectEvidence(results)
 		switch {
 		case done:
-			return r.finish(Outcome{Stop: Done, Summary: results[len(results)-1].Output})
+			if o, end := r.review(ctx, resp, results); end {
+				return r.finish(o)
+			}
+			if err := r.save(); err != nil {
+				return r.finish(Outcome{Stop: Failed, Err: err})
+			}
+			continue
 		case ctx.Err() != nil:
-			r.appendMessage(llm.RoleUser, resultsMessage(resp, results, "The user interrupted this step."))
+			r.appendMessage(llm.RoleUser, tools.ResultsMessage(resp.Tools, results, "The user interrupted this step."))
 			r.interruptNoted = true
 			return r.finish(Outcome{Stop: Interrupted})
 		}
@@ -148,52 +207,42 @@ func (l *Loop) Run(ctx context.Context, sess *sessions.Session, request string) 
 		if stop {
 			return r.finish(Outcome{Stop: Looping})
 		}
-		r.appendMessage(llm.RoleUser, resultsMessage(resp, results, note))
+		r.appendMessage(llm.RoleUser, tools.ResultsMessage(resp.Tools, results, note))
 		if err := r.save(); err != nil {
 			return r.finish(Outcome{Stop: Failed, Err: err})
 		}
 	}
 }
 
-// request sends the history to the model, retrying transient failures.
+// request sends the history to the model. Retrying transient failures is
+// the Model's business (an llm.Retrier); a context overflow compresses the
+// history and sends it again, once, not counted as a retry.
 func (r *run) request(ctx context.Context) (llm.Reply, error) {
 	for {
 		r.emit(RequestStarted{Step: r.out.Loops + 1})
 		chunks := 0
-		reply, err := r.Model.Stream(ctx, r.chatRequest(), func(d llm.Delta) {
+		req := r.chatRequest()
+		reply, err := r.Model.Stream(ctx, req, func(d llm.Delta) {
 			chunks++
 			r.emit(Streaming{Content: d.Content, Reasoning: d.Reasoning, Chunks: chunks})
 		})
 		if err == nil {
-			r.serverAnswered = true
-			r.apiFailures = 0
+			err = r.silentOverflow(reply)
+		}
+		if err == nil {
+			r.overflowRetried = false
+			r.observe(req.Messages, reply)
 			r.countTokens(reply)
 			return reply, nil
 		}
-		if ctx.Err() != nil {
-			return llm.Reply{}, ctx.Err()
-		}
 		var apiErr *llm.Error
-		if !errors.As(err, &apiErr) || !r.retryable(apiErr) {
+		if ctx.Err() != nil || !errors.As(err, &apiErr) || apiErr.Kind != llm.KindOverflow {
 			return llm.Reply{}, err
 		}
-		r.apiFailures++
-		if r.apiFailures > r.MaxRetries {
-			return llm.Reply{}, fmt.Errorf("%w after %d attempts: %w", ErrRetriesExhausted, r.apiFailures, err)
-		}
-		wait := llm.Backoff(r.apiFailures, apiErr.RetryAfter)
-		r.emit(Retrying{Message: err.Error(), Attempt: r.apiFailures, Max: r.MaxRetries, Wait: wait})
-		if err := r.wait(ctx, wait); err != nil {
+		if err := r.overflow(ctx, apiErr); err != nil {
 			return llm.Reply{}, err
 		}
 	}
-}
-
-func (r *run) retryable(err *llm.Error) bool {
-	if err.Kind == llm.KindUnreachable {
-		return r.serverAnswered
-	}
-	return err.Retryable()
 }
 
 func (r *run) chatRequest() llm.Request {
@@ -217,20 +266,6 @@ func (r *run) countTokens(reply llm.Reply) {
 	r.sess.TotalTokens += chars / 4
 }
 
-func (r *run) wait(ctx context.Context, d time.Duration) error {
-	if r.Wait != nil {
-		return r.Wait(ctx, d)
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
-
 // failure turns a request error into an outcome.
 func (r *run) failure(ctx context.Context, err error) Outcome {
 	if ctx.Err() != nil {
@@ -242,37 +277,13 @@ func (r *run) failure(ctx context.Context, err error) Outcome {
 // parse reads a reply into a response whose tool inputs are well formed.
 func (r *run) parse(reply llm.Reply) (parser.Response, error) {
 	if reply.FinishReason == "length" {
-		return parser.Response{}, &parser.FormatError{Message: cutOffMessage(reply)}
+		return parser.Response{}, &parser.FormatError{Message: prompts.CutOff(strings.TrimSpace(reply.Content) == "")}
 	}
-	resp, err := parser.Parse(reply.Content, r.Tools.Names())
-	if err != nil {
-		return resp, err
-	}
-	if reply.Reasoning != "" {
+	resp, err := tools.ParseReply(reply.Content, r.Tools)
+	if err == nil && reply.Reasoning != "" {
 		resp.Reasoning = strings.TrimSpace(reply.Reasoning + "\n" + resp.Reasoning)
 	}
-	var problems []string
-	for _, call := range resp.Tools {
-		tool, ok := r.Tools.Lookup(call.Name)
-		if !ok { // the parser only returns known names; guard anyway
-			problems = append(problems, fmt.Sprintf("unknown tool %q", call.Name))
-			continue
-		}
-		if err := tool.Check(call.Input); err != nil {
-			problems = append(problems, fmt.Sprintf("%s: %v", call.Name, err))
-		}
-	}
-	if len(problems) > 0 {
-		return resp, &parser.FormatError{Message: strings.Join(problems, "\n")}
-	}
-	return resp, nil
-}
-
-func cutOffMessage(reply llm.Reply) string {
-	if strings.TrimSpace(reply.Content) == "" {
-		return "Your reply was cut off before any answer: the reasoning used the whole output budget. Think less and answer with the template."
-	}
-	return "Your reply was cut off (the server's output limit was reached) before it was complete. Reply again, shorter: one tool, and split large files into several steps."
+	return resp, err
 }
 
 // rejectReply tells the model why its reply could not be used. It reports
@@ -337,25 +348,6 @@ func (r *run) act(ctx context.Context, resp parser.Response) (results []tools.Re
 	return results, false
 }
 
-// resultsMessage is the user message carrying a step's results.
-func resultsMessage(resp parser.Response, results []tools.Result, note string) string {
-	parts := make([]string, 0, len(results)+2)
-	for _, res := range results {
-		parts = append(parts, res.Wrap())
-	}
-	if skipped := len(resp.Tools) - len(results); skipped > 0 {
-		var names []string
-		for _, c := range resp.Tools[len(results):] {
-			names = append(names, c.Name)
-		}
-		parts = append(parts, fmt.Sprintf("Not run, because %s failed: %s.", results[len(results)-1].Tool, strings.Join(names, ", ")))
-	}
-	if note != "" {
-		parts = append(parts, note)
-	}
-	return strings.Join(parts, "\n\n")
-}
-
 // checkRepeat detects a model stuck repeating the same step with the same
 // results. At RepeatLimit identical steps the model is told to change
 // approach; one more identical step ends the run.
@@ -402,7 +394,7 @@ func (r *run) save() error {
 
 // finish records the outcome in the session and saves it one last time.
 func (r *run) finish(o Outcome) Outcome {
-	o.Loops, o.FormatErrors = r.out.Loops, r.out.FormatErrors
+	o.Loops, o.FormatErrors, o.Audits = r.out.Loops, r.out.FormatErrors, r.out.Audits
 	// Failed attempts never outlive the run: a resumed session must not show
 	// the model its own garbage as if it were accepted.
 	if r.failedFrom >= 0 {
@@ -421,7 +413,7 @@ func (r *run) finish(o Outcome) Outcome {
 		r.sess.Status = sessions.Failed
 	}
 	if err := r.save(); err != nil && o.Err == nil && o.Stop != Interrupted {
-		o = Outcome{Stop: Failed, Err: err, Loops: o.Loops, FormatErrors: o.FormatErrors}
+		o.Stop, o.Err = Failed, err
 	}
 	return o
 }

@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/devagent/dev/audit"
 	"github.com/devagent/dev/llm"
+	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/sessions"
 	"github.com/devagent/dev/tools"
 )
@@ -108,7 +110,6 @@ type fixture struct {
 	rec   *recorder
 	loop  *Loop
 	sess  *sessions.Session
-	waits []time.Duration
 }
 
 func newFixture(script ...any) *fixture {
@@ -119,8 +120,7 @@ func newFixture(script ...any) *fixture {
 	}
 	f.loop = &Loop{
 		Model: f.model, Tools: ts, Env: &tools.Env{}, Store: f.store, Sink: f.rec,
-		Config: Config{Model: "m", SystemPrompt: "SYSTEM", MaxLoops: 20, MaxRetries: 2,
-			Wait: func(_ context.Context, d time.Duration) error { f.waits = append(f.waits, d); return nil }},
+		Config: Config{Model: "m", SystemPrompt: "SYSTEM", MaxLoops: 20, MaxRetries: 2},
 	}
 	f.sess = &sessions.Session{ID: "s"}
 	return f
@@ -251,44 +251,18 @@ func TestSeveralToolsStopAtFailureAndDone(t *testing.T) {
 	}
 }
 
-func TestAPIRetries(t *testing.T) {
+func TestAPIErrorEndsTheRun(t *testing.T) {
 	t.Parallel()
-	transient := &llm.Error{Kind: llm.KindServer, Status: 500, Message: "boom"}
-	f := newFixture(transient, &llm.Error{Kind: llm.KindRateLimit, Status: 429, RetryAfter: 7 * time.Second}, template("DONE", "ok"))
+	// Retrying is the Model's business (llm.Retrier): an error that reaches
+	// the loop ends the run, with the error kept for the caller to explain.
+	f := newFixture(template("ECHO", "a"), &llm.Error{Kind: llm.KindAuth, Status: 401}, template("DONE", "ok"))
 	o := f.run(t)
-	if o.Stop != Done || len(f.model.requests) != 3 {
-		t.Fatalf("outcome %+v", o)
-	}
-	if len(f.waits) != 2 || f.waits[1] != 7*time.Second {
-		t.Errorf("waits %v: want two, the second honouring Retry-After", f.waits)
-	}
-
-	f = newFixture(transient, transient, transient, template("DONE", "ok"))
-	o = f.run(t)
-	if o.Stop != Failed || !errors.Is(o.Err, ErrRetriesExhausted) || len(f.model.requests) != 3 {
+	var apiErr *llm.Error
+	if o.Stop != Failed || !errors.As(o.Err, &apiErr) || apiErr.Status != 401 || len(f.model.requests) != 2 {
 		t.Fatalf("outcome %+v after %d requests", o, len(f.model.requests))
 	}
-	var apiErr *llm.Error
-	if !errors.As(o.Err, &apiErr) || apiErr.Status != 500 {
-		t.Errorf("the last API error is not kept: %v", o.Err)
-	}
-}
-
-func TestFatalAPIErrorsAreNotRetried(t *testing.T) {
-	t.Parallel()
-	for _, kind := range []llm.Kind{llm.KindAuth, llm.KindModelNotFound, llm.KindBadRequest, llm.KindUnreachable} {
-		f := newFixture(&llm.Error{Kind: kind}, template("DONE", "ok"))
-		if o := f.run(t); o.Stop != Failed || len(f.model.requests) != 1 {
-			t.Errorf("kind %d: outcome %+v after %d requests", kind, o, len(f.model.requests))
-		}
-	}
-}
-
-func TestUnreachableAfterAnAnswerIsRetried(t *testing.T) {
-	t.Parallel()
-	f := newFixture(template("ECHO", "a"), &llm.Error{Kind: llm.KindUnreachable}, template("DONE", "ok"))
-	if o := f.run(t); o.Stop != Done || len(f.model.requests) != 3 {
-		t.Fatalf("outcome %+v", o)
+	if f.sess.Status != sessions.Failed {
+		t.Errorf("status %q", f.sess.Status)
 	}
 }
 
@@ -378,5 +352,120 @@ func TestUsageCounted(t *testing.T) {
 	f.run(t)
 	if f.sess.TotalTokens != 120 {
 		t.Errorf("totalTokens %d", f.sess.TotalTokens)
+	}
+}
+
+// fakeAuditor returns scripted verdicts and records what it was given.
+type fakeAuditor struct {
+	verdicts []any // audit.Result or error
+	inputs   []audit.Input
+}
+
+func (a *fakeAuditor) Audit(_ context.Context, in audit.Input) (audit.Result, error) {
+	a.inputs = append(a.inputs, in)
+	next := a.verdicts[0]
+	a.verdicts = a.verdicts[1:]
+	if err, ok := next.(error); ok {
+		return audit.Result{}, err
+	}
+	return next.(audit.Result), nil
+}
+
+func withAuditor(f *fixture, verdicts ...any) *fakeAuditor {
+	a := &fakeAuditor{verdicts: verdicts}
+	f.loop.Auditor = a
+	f.loop.MaxAuditFailures = 2
+	f.loop.Now = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
+	return a
+}
+
+func TestAuditPassCompletes(t *testing.T) {
+	t.Parallel()
+	f := newFixture(template("ECHO", "x"), template("DONE", "did it"))
+	a := withAuditor(f, audit.Result{Verdict: audit.Pass, Feedback: "Overall: PASS", Steps: 3})
+	o := f.run(t)
+	if o.Stop != Done || o.Summary != "did it" || o.Audits != 1 {
+		t.Fatalf("outcome %+v", o)
+	}
+	in := a.inputs[0]
+	if in.Request != "do it" || in.Summary != "did it" {
+		t.Errorf("audit input %+v", in)
+	}
+	want := sessions.Audit{Timestamp: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Steps: 3, Verdict: "PASS", Feedback: "Overall: PASS"}
+	if len(f.sess.Audits) != 1 || f.sess.Audits[0] != want {
+		t.Errorf("session audits %+v", f.sess.Audits)
+	}
+	if !strings.Contains(f.rec.names(), "audit_start,audit") {
+		t.Errorf("events %s", f.rec.names())
+	}
+}
+
+func TestAuditFailFeedbackGoesToTheWorker(t *testing.T) {
+	t.Parallel()
+	f := newFixture(template("DONE", "first"), template("ECHO", "fix"), template("DONE", "second"))
+	withAuditor(f, audit.Result{Verdict: audit.Fail, Feedback: "Overall: FAIL\nX is missing"}, audit.Result{Verdict: audit.Pass})
+	o := f.run(t)
+	if o.Stop != Done || o.Summary != "second" || o.Audits != 2 {
+		t.Fatalf("outcome %+v", o)
+	}
+	msgs := f.model.requests[1].Messages
+	got := msgs[len(msgs)-1].Content
+	if !strings.Contains(got, `tool="DONE" ok="false"`) || !strings.Contains(got, "X is missing") {
+		t.Errorf("the worker was not given the feedback as DONE's result: %q", got)
+	}
+	if len(f.sess.Audits) != 2 || f.sess.Audits[0].Verdict != "FAIL" {
+		t.Errorf("audits %+v", f.sess.Audits)
+	}
+}
+
+func TestAuditFailuresEndTheRun(t *testing.T) {
+	t.Parallel()
+	f := newFixture(template("DONE", "a"), template("DONE", "b"), template("DONE", "c"))
+	fail := audit.Result{Verdict: audit.Fail, Feedback: "no"}
+	withAuditor(f, fail, fail, fail)
+	o := f.run(t)
+	if o.Stop != AuditFailed || o.Audits != 2 || len(f.model.requests) != 2 {
+		t.Fatalf("outcome %+v after %d requests", o, len(f.model.requests))
+	}
+	if f.sess.Status != sessions.Failed {
+		t.Errorf("status %q", f.sess.Status)
+	}
+}
+
+func TestAuditErrors(t *testing.T) {
+	t.Parallel()
+	f := newFixture(template("DONE", "a"))
+	withAuditor(f, fmt.Errorf("wrapped: %w", audit.ErrFormat))
+	if o := f.run(t); o.Stop != FormatFailed || !errors.Is(o.Err, audit.ErrFormat) {
+		t.Errorf("format: outcome %+v", o)
+	}
+	f = newFixture(template("DONE", "a"))
+	withAuditor(f, &llm.Error{Kind: llm.KindAuth})
+	var apiErr *llm.Error
+	if o := f.run(t); o.Stop != Failed || !errors.As(o.Err, &apiErr) {
+		t.Errorf("api: outcome %+v", o)
+	}
+}
+
+func TestAuditGetsTheEvidence(t *testing.T) {
+	t.Parallel()
+	f := newFixture(template("ECHO", "w"), template("ECHO", "w"), template("ECHO", "c"), template("DONE", "ok"))
+	ts := f.loop.Tools.(fakeTools)
+	ts["ECHO"] = fakeTool{name: "ECHO", runs: &f.runs, run: func(_ context.Context, input string) tools.Result {
+		if input == "w" {
+			return tools.Result{Tool: "ECHO", OK: true, Output: "wrote " + fmt.Sprint(len(f.runs)), Files: []string{"a.go"}}
+		}
+		return tools.Result{Tool: "ECHO", OK: true, Output: "ran", Command: "go test", ExitCode: 1}
+	}}
+	f.sess.OriginalPrompt = "first request"
+	f.sess.TaskList = []sessions.Task{{Status: "complete", Text: "t"}}
+	a := withAuditor(f, audit.Result{Verdict: audit.Pass})
+	f.run(t)
+	in := a.inputs[0]
+	if strings.Join(in.Files, ",") != "a.go" || len(in.Commands) != 1 || in.Commands[0] != (audit.Command{Command: "go test", ExitCode: 1}) {
+		t.Errorf("evidence %+v", in)
+	}
+	if in.Original != "first request" || in.Request != "do it" || len(in.Tasks) != 1 || in.Tasks[0].Status != parser.Complete {
+		t.Errorf("input %+v", in)
 	}
 }

@@ -1,7 +1,9 @@
 // Package prompts owns every text dev sends to a model on its own behalf: the
 // worker's system prompt (protocol, tools, mode, project context, AGENTS.md
-// instructions), the request wrapper and the format reminder. Templates are
-// embedded markdown files rendered with text/template.
+// instructions), the request wrapper, the format reminder, and the texts of
+// context compression (the summarisation prompt, the message that replaces a
+// compressed history). Templates are embedded markdown files rendered with
+// text/template.
 package prompts
 
 import (
@@ -50,11 +52,57 @@ func FormatReminder() string {
 	return render("reminder.md", nil)
 }
 
+// Summarize is the summarisation request of context compression (the brief's
+// prompt): conversation, a transcript of the history, goes inside its
+// <conversation> tags.
+func Summarize(conversation string) string {
+	return render("summarize.md", conversation)
+}
+
+// Compressed is the one user message that replaces a compressed history
+// (SPEC §5): `[CONTEXT SUMMARY]\n\n{summary}\n\n[ORIGINAL REQUEST]\n\n{original}`.
+type Compressed struct {
+	Summary string
+	// Tasks is the task list when the history was compressed, one
+	// "[x] text" line each ("" when there is none). It is stated after the
+	// summary so the model sees it whatever the summary says.
+	Tasks    string
+	Original string // the session's first request, verbatim
+	// Current is the request being worked on when it is not the original
+	// one (a later message in the same session); "" otherwise.
+	Current string
+}
+
+// Render returns the message.
+func (c Compressed) Render() string {
+	var b strings.Builder
+	b.WriteString("[CONTEXT SUMMARY]\n\n")
+	b.WriteString(strings.TrimSpace(c.Summary))
+	if tasks := strings.TrimSpace(c.Tasks); tasks != "" {
+		b.WriteString("\n\nTask list when the conversation was compressed:\n" + tasks)
+	}
+	b.WriteString("\n\n[ORIGINAL REQUEST]\n\n")
+	b.WriteString(strings.TrimSpace(c.Original))
+	if cur := strings.TrimSpace(c.Current); cur != "" && cur != strings.TrimSpace(c.Original) {
+		b.WriteString("\n\n[CURRENT REQUEST]\n\n" + cur)
+	}
+	return b.String()
+}
+
+// NoSummary stands in for a summary the model did not give (an empty reply,
+// or a summarisation request that could not be made to fit): the last step
+// of the conversation, shortened, so the work can go on.
+func NoSummary(lastStep string) string {
+	return "No summary could be made of the earlier conversation. Its last step was:\n\n" + strings.TrimSpace(lastStep)
+}
+
 // render executes an embedded template. The templates are constants that the
 // tests render, so an error here is a programming error, not bad input.
 func render(name string, data any) string {
 	var b strings.Builder
-	t, err := template.ParseFS(files, "templates/"+name)
+	// All templates are parsed together so they can share definitions
+	// (format.md); it costs microseconds, once per conversation.
+	t, err := template.ParseFS(files, "templates/*.md")
 	if err == nil {
 		err = t.ExecuteTemplate(&b, name, data)
 	}
@@ -62,4 +110,13 @@ func render(name string, data any) string {
 		panic("prompts: " + name + ": " + err.Error())
 	}
 	return strings.TrimSpace(b.String()) + "\n"
+}
+
+// CutOff tells the model its reply hit the server's output limit; empty
+// says whether nothing but reasoning came before the cut.
+func CutOff(empty bool) string {
+	if empty {
+		return "Your reply was cut off before any answer: the reasoning used the whole output budget. Think less and answer with the template."
+	}
+	return "Your reply was cut off (the server's output limit was reached) before it was complete. Reply again, shorter: one tool, and split large files into several steps."
 }

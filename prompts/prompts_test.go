@@ -166,3 +166,37 @@ func TestInstructionsOutsideRepo(t *testing.T) {
 		t.Errorf("got %+v", got)
 	}
 }
+
+func TestSummarize(t *testing.T) {
+	t.Parallel()
+	got := Summarize("<message role=\"user\">\nfix {{.}} the tests\n</message>")
+	for _, want := range []string{
+		"You are a context compression assistant.",
+		"### 1. Original Request",
+		"### 5. Next Steps",
+		"## Conversation to Summarize\n\n<conversation>\n<message role=\"user\">\nfix {{.}} the tests\n</message>\n</conversation>\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("summarisation prompt lacks %q\n---\n%s", want, got)
+		}
+	}
+}
+
+func TestCompressed(t *testing.T) {
+	t.Parallel()
+	c := Compressed{Summary: "Wrote a.go.\n", Original: "write a.go"}
+	if got, want := c.Render(), "[CONTEXT SUMMARY]\n\nWrote a.go.\n\n[ORIGINAL REQUEST]\n\nwrite a.go"; got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	c.Tasks = "[x] write a.go\n[~] test it"
+	c.Current = "now add a test"
+	want := "[CONTEXT SUMMARY]\n\nWrote a.go.\n\nTask list when the conversation was compressed:\n[x] write a.go\n[~] test it" +
+		"\n\n[ORIGINAL REQUEST]\n\nwrite a.go\n\n[CURRENT REQUEST]\n\nnow add a test"
+	if got := c.Render(); got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	c.Current = "write a.go"
+	if got := c.Render(); strings.Contains(got, "[CURRENT REQUEST]") {
+		t.Errorf("the original request is repeated as the current one:\n%s", got)
+	}
+}

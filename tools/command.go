@@ -50,3 +50,6 @@ func (t CommandTool) Run(ctx context.Context, env *Env, input string) Result {
 	}
 	return newRunner(env).run(ctx, command)
 }
+
+// CommandText is the command a COMMAND input holds, as COMMAND runs it.
+func CommandText(input string) string { return commandArg(input) }

@@ -28,8 +28,9 @@ type jsonTool struct {
 	Input string `json:"input"`
 }
 
-// Emit writes e as one line. Streaming pieces and request starts are left
-// out: they are progress for people, and would flood a pipe.
+// Emit writes e as one line. Streaming pieces, request and compression
+// starts and the context window are left out: they are progress for
+// people (on stderr), and would flood a pipe.
 func (j *JSON) Emit(e loop.Event) {
 	var v any
 	switch e := e.(type) {
@@ -86,6 +87,21 @@ func (j *JSON) Emit(e loop.Event) {
 			Max         int     `json:"max"`
 			WaitSeconds float64 `json:"waitSeconds"`
 		}{e.Name(), e.Message, e.Attempt, e.Max, e.Wait.Seconds()}
+	case loop.Compressed:
+		v = struct {
+			Type         string `json:"type"`
+			Reason       string `json:"reason"`
+			TokensBefore int    `json:"tokensBefore"`
+			TokensAfter  int    `json:"tokensAfter"`
+			Window       int    `json:"window"`
+		}{e.Name(), e.Reason, e.TokensBefore, e.TokensAfter, e.Window}
+	case loop.AuditFinished:
+		v = struct {
+			Type     string `json:"type"`
+			Verdict  string `json:"verdict"`
+			Feedback string `json:"feedback"`
+			Steps    int    `json:"steps"`
+		}{e.Name(), string(e.Result.Verdict), e.Result.Feedback, e.Result.Steps}
 	case loop.Warning:
 		v = message{e.Name(), e.Message}
 	case loop.Failure:

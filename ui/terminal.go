@@ -12,6 +12,7 @@ import (
 	"github.com/briandowns/spinner"
 	"github.com/fatih/color"
 
+	"github.com/devagent/dev/audit"
 	"github.com/devagent/dev/loop"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/tools"
@@ -29,34 +30,36 @@ const (
 
 // symbols used by the renderer, with ASCII fallbacks.
 type symbols struct {
-	tool, ok, fail, warn, retry, arrow, ellipsis, background string
+	tool, ok, fail, warn, retry, arrow, ellipsis, compress, background string
 }
 
 var (
-	unicodeSymbols = symbols{"▸", "✓", "✗", "!", "↻", "→", "…", "◇"}
-	asciiSymbols   = symbols{">", "ok", "x", "!", "~", "->", "...", "*"}
+	unicodeSymbols = symbols{"▸", "✓", "✗", "!", "↻", "→", "…", "↓", "◇"}
+	asciiSymbols   = symbols{">", "ok", "x", "!", "~", "->", "...", "v", "*"}
 )
 
 // Terminal renders events as concise progress on stderr. It is safe for
 // concurrent use: background processes report from their own goroutines.
 type Terminal struct {
-	emitMu  sync.Mutex // one event at a time
-	w       io.Writer
-	level   Verbosity
-	width   int
-	sym     symbols
-	spin    *spinner.Spinner // nil when stderr is not a terminal
-	dim     *color.Color
-	bold    *color.Color
-	toolC   *color.Color
-	red     *color.Color
-	green   *color.Color
-	yellow  *color.Color
-	cyan    *color.Color
-	mu      sync.Mutex // guards the fields below against the spinner's goroutine
-	started time.Time
-	chunks  atomic.Int64
-	tasks   string // last rendered task summary, to print only changes
+	emitMu   sync.Mutex // one event at a time
+	w        io.Writer
+	level    Verbosity
+	width    int
+	sym      symbols
+	spin     *spinner.Spinner // nil when stderr is not a terminal
+	dim      *color.Color
+	bold     *color.Color
+	toolC    *color.Color
+	red      *color.Color
+	green    *color.Color
+	yellow   *color.Color
+	cyan     *color.Color
+	mu       sync.Mutex // guards the fields below against the spinner's goroutine
+	started  time.Time
+	chunks   atomic.Int64
+	auditing bool   // the spinner waits for the auditor
+	label    string // what else the spinner waits for (compression), "" for a reply
+	tasks    string // last rendered task summary, to print only changes
 }
 
 // NewTerminal returns a renderer writing to s.Err.
@@ -95,10 +98,16 @@ func NewTerminal(s *Streams, level Verbosity) *Terminal {
 // a live token count once the reply streams.
 func (t *Terminal) spinnerText() string {
 	t.mu.Lock()
-	started := t.started
+	started, auditing, label := t.started, t.auditing, t.label
 	t.mu.Unlock()
 	secs := int(time.Since(started).Seconds())
 	n := t.chunks.Load()
+	if auditing {
+		return fmt.Sprintf(" Auditing the work... %ds", secs)
+	}
+	if label != "" {
+		return fmt.Sprintf(" %s %ds", label, secs)
+	}
 	if n == 0 {
 		return fmt.Sprintf(" Waiting for the model... %ds", secs)
 	}
@@ -119,14 +128,20 @@ func (t *Terminal) Emit(e loop.Event) {
 			t.line(t.dim.Sprintf("dev: %s %s %s model %s in %s", verb, e.ID, t.sym.arrow, e.Model, e.Dir))
 		}
 	case loop.RequestStarted:
-		t.mu.Lock()
-		t.started = time.Now()
-		t.mu.Unlock()
-		t.chunks.Store(0)
-		if t.spin != nil {
-			t.spin.Suffix = t.spinnerText()
-			t.spin.Start()
+		t.setLabel("")
+		t.startSpinner()
+	case loop.ContextWindow:
+		t.contextWindow(e)
+	case loop.Compressing:
+		if t.level >= Verbose {
+			t.line(t.dim.Sprint(compressingText(e)))
 		}
+		t.setLabel("Compressing the conversation...")
+		t.startSpinner()
+	case loop.Compressed:
+		t.stopSpinner()
+		t.setLabel("")
+		t.compressed(e)
 	case loop.Streaming:
 		t.chunks.Store(int64(e.Chunks))
 		if t.level >= Verbose && e.Reasoning != "" && t.spin == nil {
@@ -150,6 +165,18 @@ func (t *Terminal) Emit(e loop.Event) {
 	case loop.Retrying:
 		t.stopSpinner()
 		t.line(t.yellow.Sprintf("%s %s; retrying in %s (%d/%d)", t.sym.retry, firstLine(e.Message), e.Wait.Round(time.Second), e.Attempt, e.Max))
+		t.startSpinner() // the request goes out again after the wait
+	case loop.AuditStarted:
+		t.mu.Lock()
+		t.auditing = true
+		t.mu.Unlock()
+		t.startSpinner()
+	case loop.AuditFinished:
+		t.stopSpinner()
+		t.mu.Lock()
+		t.auditing = false
+		t.mu.Unlock()
+		t.audit(e.Result)
 	case loop.Warning:
 		t.stopSpinner()
 		t.line(t.yellow.Sprintf("%s %s", t.sym.warn, e.Message))
@@ -195,6 +222,80 @@ func (t *Terminal) aside(s string) {
 	if spinning {
 		t.spin.Start()
 	}
+}
+
+func (t *Terminal) setLabel(label string) {
+	t.mu.Lock()
+	t.label = label
+	t.mu.Unlock()
+}
+
+// contextWindow says once which window the run works with: when the
+// server's is smaller than maxContextTokens, and in verbose mode always,
+// with where the figure came from.
+func (t *Terminal) contextWindow(e loop.ContextWindow) {
+	server := e.Server
+	if server == "" {
+		server = "the server"
+	}
+	switch {
+	case e.ServerWindow > 0 && e.ServerWindow < e.Configured:
+		if t.level < Normal {
+			return
+		}
+		s := fmt.Sprintf("dev: %s gives this model a context window of %s tokens; using it instead of maxContextTokens (%s)",
+			server, thousands(int64(e.ServerWindow)), thousands(int64(e.Configured)))
+		if t.level >= Verbose && e.Source != "" {
+			s += " (from " + e.Source + ")"
+		}
+		t.line(t.dim.Sprint(s))
+	case t.level >= Verbose && e.ServerWindow > 0:
+		t.line(t.dim.Sprintf("dev: context window %s tokens (maxContextTokens); %s reports %s (from %s)",
+			thousands(int64(e.Window)), server, thousands(int64(e.ServerWindow)), e.Source))
+	case t.level >= Verbose:
+		s := fmt.Sprintf("dev: context window %s tokens (maxContextTokens); %s did not report its own", thousands(int64(e.Window)), server)
+		if e.Server != "" && e.Source != "" {
+			s += " (identified by " + e.Source + ")"
+		}
+		t.line(t.dim.Sprint(s))
+	}
+}
+
+func compressingText(e loop.Compressing) string {
+	if e.Reason == loop.ReasonOverflow {
+		return fmt.Sprintf("the server rejected a prompt of about %s tokens as too long; compressing the conversation", thousands(int64(e.Tokens)))
+	}
+	pct := 0
+	if e.Window > 0 {
+		pct = e.Tokens * 100 / e.Window
+	}
+	return fmt.Sprintf("the prompt reached about %s tokens, %d%% of the %s-token context window; compressing the conversation",
+		thousands(int64(e.Tokens)), pct, thousands(int64(e.Window)))
+}
+
+func (t *Terminal) compressed(e loop.Compressed) {
+	s := fmt.Sprintf("%s compressed the conversation: %s %s %s tokens", t.sym.compress,
+		thousands(int64(e.TokensBefore)), t.sym.arrow, thousands(int64(e.TokensAfter)))
+	if e.Reason == loop.ReasonOverflow {
+		s += " (the server's context overflowed; retrying)"
+	}
+	if t.level >= Verbose {
+		var facts []string
+		if e.Window > 0 {
+			facts = append(facts, "window "+thousands(int64(e.Window)))
+		}
+		if e.Cuts > 0 {
+			what := "tool results or messages"
+			if e.Cuts == 1 {
+				what = "tool result or message"
+			}
+			facts = append(facts, fmt.Sprintf("%d %s shortened to fit the summary request", e.Cuts, what))
+		}
+		if len(facts) > 0 {
+			s += "; " + strings.Join(facts, ", ")
+		}
+	}
+	t.line(t.cyan.Sprint(s))
 }
 
 func (t *Terminal) reply(r parser.Response) {
@@ -257,6 +358,49 @@ func (t *Terminal) toolResult(r tools.Result) {
 	}
 }
 
+// audit shows the verdict in one line; verbose adds the auditor's steps
+// and its whole report.
+func (t *Terminal) audit(r audit.Result) {
+	if t.level >= Verbose {
+		for _, step := range r.Transcript {
+			if step.Thoughts != "" {
+				t.block(step.Thoughts, t.dim)
+			}
+			for i, call := range step.Calls {
+				t.line("  audit " + t.toolC.Sprint(t.sym.tool+" "+call.Name) + " " + t.clip(inputSummary(call.Input), len(call.Name)+10))
+				if i < len(step.Results) && !step.Results[i].Done {
+					t.block(step.Results[i].Output, nil)
+				}
+			}
+		}
+	}
+	if r.Verdict == audit.Pass {
+		t.line(t.green.Sprintf("%s audit passed (%d steps)", t.sym.ok, r.Steps))
+	} else {
+		t.line(t.red.Sprintf("%s audit failed (%d steps): ", t.sym.fail, r.Steps) + t.clip(firstLine(feedbackLine(r.Feedback)), 30))
+	}
+	if t.level >= Verbose {
+		t.block(r.Feedback, nil)
+	}
+}
+
+// feedbackLine is the most telling line of a report: the first after the
+// verdict line, where auditors say what to fix, else the verdict itself.
+func feedbackLine(report string) string {
+	lines := strings.Split(strings.TrimSpace(report), "\n")
+	for i, l := range lines {
+		if _, ok := audit.ParseVerdict(l); ok {
+			for _, next := range lines[i+1:] {
+				if strings.TrimSpace(next) != "" {
+					return strings.TrimSpace(next)
+				}
+			}
+			return strings.TrimSpace(l)
+		}
+	}
+	return report
+}
+
 func (t *Terminal) finished(e loop.Finished) {
 	switch e.Status {
 	case "complete":
@@ -265,6 +409,18 @@ func (t *Terminal) finished(e loop.Finished) {
 		t.line(t.yellow.Sprintf("%s interrupted; the session is saved: dev --resume continues it", t.sym.warn))
 	default:
 		t.line(t.red.Sprintf("%s failed after %d steps (exit %d)", t.sym.fail, e.Loops, e.ExitCode))
+	}
+}
+
+// startSpinner shows the wait for a reply, timed from now.
+func (t *Terminal) startSpinner() {
+	t.mu.Lock()
+	t.started = time.Now()
+	t.mu.Unlock()
+	t.chunks.Store(0)
+	if t.spin != nil {
+		t.spin.Suffix = t.spinnerText()
+		t.spin.Start()
 	}
 }
 

@@ -1,6 +1,7 @@
 // Package llmtest is a scripted OpenAI-compatible chat server for tests and
-// benchmarks: it streams the replies it is given, in order, and records every
-// request it receives.
+// benchmarks: it streams the replies it is given, in order (or those a
+// responder function picks for each request), records every request it
+// receives, and answers extra endpoints (/props, /api/ps, ...) as told.
 package llmtest
 
 import (
@@ -33,9 +34,11 @@ type Response struct {
 	// Hang sends the first chunk, then waits for the client to go away.
 	Hang bool
 
-	// Respond, when set, decides the answer from the request (e.g. to echo
-	// an id the client was given); it may wait for a condition, and must
-	// give up when ctx (the request's) ends. Its own Respond is ignored.
+	// Respond, when set, builds this scripted answer from the request when
+	// its turn comes (e.g. to echo an id the client was just given). Unlike
+	// Server.Respond it runs outside the server's lock, so it may wait for a
+	// condition; it must give up when ctx (the request's) ends. The
+	// Respond of what it returns is ignored.
 	Respond func(ctx context.Context, req Request) Response
 }
 
@@ -55,14 +58,22 @@ type Server struct {
 	requests []Request
 	models   []string
 	hanging  chan struct{}
+	respond  func(Request) (Response, bool)
+	routes   map[string]route
+}
+
+type route struct {
+	status int
+	body   string
 }
 
 // New starts a server offering models (GET /v1/models).
 func New(models ...string) *Server {
-	s := &Server{models: models, hanging: make(chan struct{}, 16)}
+	s := &Server{models: models, hanging: make(chan struct{}, 16), routes: map[string]route{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.chat)
 	mux.HandleFunc("GET /v1/models", s.listModels)
+	mux.HandleFunc("/", s.route)
 	s.Server = httptest.NewServer(mux)
 	return s
 }
@@ -77,6 +88,43 @@ func (s *Server) Script(rs ...Response) {
 	s.script = append(s.script, rs...)
 }
 
+// Respond makes f answer chat requests before the script: when f returns
+// false, the next scripted response answers. f runs on the server's
+// goroutines, one request at a time, under the server's lock: it must not
+// call the server's methods.
+func (s *Server) Respond(f func(Request) (Response, bool)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.respond = f
+}
+
+// Route answers requests to pattern, "METHOD /path" (e.g. "GET /props"),
+// with status and a JSON body. It may replace GET /v1/models.
+func (s *Server) Route(pattern string, status int, body string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.routes[pattern] = route{status, body}
+}
+
+func (s *Server) serveRoute(w http.ResponseWriter, r *http.Request) bool {
+	s.mu.Lock()
+	rt, ok := s.routes[r.Method+" "+r.URL.Path]
+	s.mu.Unlock()
+	if !ok {
+		return false
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(rt.status)
+	io.WriteString(w, rt.body)
+	return true
+}
+
+func (s *Server) route(w http.ResponseWriter, r *http.Request) {
+	if !s.serveRoute(w, r) {
+		http.NotFound(w, r)
+	}
+}
+
 // Requests returns the chat requests received so far.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
@@ -87,7 +135,10 @@ func (s *Server) Requests() []Request {
 // Hanging receives a value each time a Hang response has sent its first chunk.
 func (s *Server) Hanging() <-chan struct{} { return s.hanging }
 
-func (s *Server) listModels(w http.ResponseWriter, _ *http.Request) {
+func (s *Server) listModels(w http.ResponseWriter, r *http.Request) {
+	if s.serveRoute(w, r) {
+		return
+	}
 	type model struct {
 		ID     string `json:"id"`
 		Object string `json:"object"`
@@ -113,16 +164,19 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	_ = json.Unmarshal(body, &req)
 	_ = json.Unmarshal(body, &raw)
 	s.mu.Lock()
-	request := Request{Model: req.Model, Messages: req.Messages, Raw: raw, Header: r.Header.Clone()}
-	s.requests = append(s.requests, request)
+	got := Request{Model: req.Model, Messages: req.Messages, Raw: raw, Header: r.Header.Clone()}
+	s.requests = append(s.requests, got)
 	var resp Response
-	ok := len(s.script) > 0
-	if ok {
-		resp, s.script = s.script[0], s.script[1:]
+	ok := false
+	if s.respond != nil {
+		resp, ok = s.respond(got)
+	}
+	if !ok && len(s.script) > 0 {
+		resp, s.script, ok = s.script[0], s.script[1:], true
 	}
 	s.mu.Unlock()
 	if resp.Respond != nil {
-		resp = resp.Respond(r.Context(), request)
+		resp = resp.Respond(r.Context(), got)
 	}
 	if !ok {
 		resp = Response{Status: http.StatusBadRequest,

@@ -1,0 +1,196 @@
+// Package compress keeps a conversation within the server's context window:
+// it estimates the size of the next prompt, says when to compress, asks a
+// model to summarise the history (shortening the transcript first when even
+// that request would not fit), and builds the one message that replaces the
+// history. It knows nothing of the loop: the loop calls it.
+package compress
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/devagent/dev/llm"
+	"github.com/devagent/dev/parser"
+	"github.com/devagent/dev/prompts"
+)
+
+// Model streams one chat completion (llm.Client does).
+type Model interface {
+	Stream(ctx context.Context, req llm.Request, onDelta func(llm.Delta)) (llm.Reply, error)
+}
+
+// Task is one task-list item: Status is pending, in-progress or complete.
+type Task struct {
+	Status string
+	Text   string
+}
+
+// Conversation is what Compact summarises.
+type Conversation struct {
+	History []llm.Message // without the system prompt
+	// OriginalRequest is the session's first request; it is kept verbatim.
+	OriginalRequest string
+	// CurrentRequest is the request being worked on, kept verbatim too when
+	// it is not the original one.
+	CurrentRequest string
+	Tasks          []Task
+	// Window is the server's context window in tokens: the summarisation
+	// request and its reply must fit in it. 0 means unknown (no limit).
+	Window int
+}
+
+// Result is a compressed conversation.
+type Result struct {
+	// History replaces the conversation's history: one user message,
+	// `[CONTEXT SUMMARY]\n\n{summary}\n\n[ORIGINAL REQUEST]\n\n{request}`.
+	History []llm.Message
+	Summary string
+	Usage   *llm.Usage // the summarisation request's, nil when none
+	// Cuts counts the tool results and messages shortened or left out so
+	// that the summarisation request fits the window.
+	Cuts int
+	// Fallback: the model gave no usable summary (an empty reply, or no
+	// request could be made to fit), so the last step stands in for it.
+	Fallback bool
+}
+
+// Summarizer compresses conversations with a model.
+type Summarizer struct {
+	Model       Model
+	ModelName   string // compressModel (default: the worker's model)
+	Temperature *float64
+	MaxTokens   *int // the user's maxTokens: sent when set, and kept free in the window
+}
+
+// Sizing of the summarisation request, in tokens of the window.
+const (
+	minReserve = 256  // room for the summary at least
+	maxReserve = 4096 // and at most
+	// inputShare of what is left after the reserve is given to the request:
+	// the estimate counts four characters per token, and code tokenises
+	// denser than that.
+	inputShare = 0.8
+)
+
+// Reserve is the room, in tokens, kept for the summary in a window: a
+// quarter of it, at least 256 and at most 4096 tokens, and never more than
+// half of a tiny window. The summary is cut to fit it.
+func Reserve(window int) int {
+	if window <= 0 {
+		return maxReserve
+	}
+	return min(max(window/4, minReserve), maxReserve, window/2)
+}
+
+// Compact asks the model for a summary of c and returns the history that
+// replaces it. When the request would not fit the window, the transcript is
+// shortened first (see Fit); when the server still rejects it as too long,
+// it is shortened again to what the server said, once. An empty summary, or
+// a request that cannot fit at all, gives a Fallback result rather than an
+// error: compression must always leave the run able to go on. Errors are
+// those of the model call (network, authentication, unknown model, ...).
+func (s *Summarizer) Compact(ctx context.Context, c Conversation) (Result, error) {
+	reserve := Reserve(c.Window)
+	if s.MaxTokens != nil && *s.MaxTokens > reserve {
+		reserve = *s.MaxTokens
+	}
+	budget := 0 // bytes of transcript; 0: no limit
+	if c.Window > 0 {
+		overhead := len(prompts.Summarize(""))
+		budget = int(float64((c.Window-reserve)*CharsPerToken)*inputShare) - overhead
+		if budget <= 0 {
+			return s.fallback(c, reserve, 0), nil
+		}
+	}
+	var res Result
+	for attempt := 1; ; attempt++ {
+		text, cuts := Fit(c.History, budget)
+		res.Cuts = cuts
+		reply, err := s.Model.Stream(ctx, llm.Request{
+			Model:       s.ModelName,
+			Messages:    []llm.Message{{Role: llm.RoleUser, Content: prompts.Summarize(text)}},
+			Temperature: s.Temperature,
+			MaxTokens:   s.MaxTokens,
+		}, nil)
+		var e *llm.Error
+		if errors.As(err, &e) && e.Kind == llm.KindOverflow && !e.MaxTokensCause {
+			if attempt > 1 {
+				return s.fallback(c, reserve, res.Cuts), nil
+			}
+			budget = shrink(budget, len(text), reserve, e)
+			continue
+		}
+		if err != nil {
+			return Result{}, err
+		}
+		res.Usage = reply.Usage
+		summary, _ := parser.StripThinking(reply.Content)
+		summary = strings.TrimSpace(summary)
+		if summary == "" {
+			fb := s.fallback(c, reserve, res.Cuts)
+			fb.Usage = reply.Usage
+			return fb, nil
+		}
+		res.Summary = cutMiddle(summary, reserve*CharsPerToken)
+		res.History = history(res.Summary, c)
+		return res, nil
+	}
+}
+
+// shrink is the transcript budget after the server rejected a request of
+// sent bytes as too long: scaled to the limit it named, else halved.
+func shrink(budget, sent, reserve int, e *llm.Error) int {
+	if budget <= 0 {
+		budget = sent
+	}
+	if e.ContextLimit > reserve && e.PromptTokens > 0 {
+		scaled := int(float64(sent) * float64(e.ContextLimit-reserve) / float64(e.PromptTokens) * 0.9)
+		return max(min(scaled, budget/2), 1)
+	}
+	return max(budget/2, 1)
+}
+
+// fallback builds the history without a model summary: the last step
+// (the last reply and what followed it), shortened to the reserve.
+func (s *Summarizer) fallback(c Conversation, reserve, cuts int) Result {
+	from := len(c.History) - 1
+	for from > 0 && c.History[from].Role != llm.RoleAssistant {
+		from--
+	}
+	last, _ := Fit(c.History[max(from, 0):], reserve*CharsPerToken)
+	summary := prompts.NoSummary(last)
+	return Result{History: history(summary, c), Summary: summary, Cuts: cuts, Fallback: true}
+}
+
+// history is the one message that replaces a compressed history.
+func history(summary string, c Conversation) []llm.Message {
+	original := c.OriginalRequest
+	if strings.TrimSpace(original) == "" {
+		original = c.CurrentRequest
+	}
+	msg := prompts.Compressed{
+		Summary:  summary,
+		Tasks:    TaskLines(c.Tasks),
+		Original: original,
+		Current:  c.CurrentRequest,
+	}
+	return []llm.Message{{Role: llm.RoleUser, Content: msg.Render()}}
+}
+
+// TaskLines writes a task list in the protocol's notation: "[x] done",
+// "[~] in progress", "[ ] pending", one per line.
+func TaskLines(tasks []Task) string {
+	lines := make([]string, 0, len(tasks))
+	for _, t := range tasks {
+		mark := "[ ]"
+		switch t.Status {
+		case "complete":
+			mark = "[x]"
+		case "in-progress":
+			mark = "[~]"
+		}
+		lines = append(lines, mark+" "+t.Text)
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,94 @@
+package loop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/devagent/dev/audit"
+	"github.com/devagent/dev/llm"
+	"github.com/devagent/dev/parser"
+	"github.com/devagent/dev/sessions"
+	"github.com/devagent/dev/tools"
+)
+
+// The audit of a DONE: the evidence collected along the way, and the review
+// that accepts the DONE or sends the auditor's feedback back to the worker.
+
+// maxEvidence bounds the files and commands listed to the auditor.
+const maxEvidence = 50
+
+// collectEvidence remembers what the worker wrote and ran, for the audit.
+func (r *run) collectEvidence(results []tools.Result) {
+	for _, res := range results {
+		for _, f := range res.Files {
+			if !slices.Contains(r.files, f) {
+				r.files = append(r.files, f)
+			}
+		}
+		if res.Command != "" {
+			r.commands = append(r.commands, audit.Command{Command: res.Command, ExitCode: res.ExitCode})
+		}
+	}
+}
+
+// review has a DONE audited. It reports whether the run ends, and how; after
+// a failed audit the auditor's feedback is the DONE's result in history and
+// the work goes on.
+func (r *run) review(ctx context.Context, resp parser.Response, results []tools.Result) (Outcome, bool) {
+	summary := results[len(results)-1].Output
+	if r.Auditor == nil {
+		return Outcome{Stop: Done, Summary: summary}, true
+	}
+	r.emit(AuditStarted{})
+	res, err := r.Auditor.Audit(ctx, r.auditInput(summary))
+	switch {
+	case ctx.Err() != nil:
+		r.appendMessage(llm.RoleUser, "The user interrupted the audit of your DONE.")
+		r.interruptNoted = true
+		return Outcome{Stop: Interrupted}, true
+	case errors.Is(err, audit.ErrFormat):
+		return Outcome{Stop: FormatFailed, Err: err}, true
+	case err != nil:
+		return Outcome{Stop: Failed, Err: fmt.Errorf("audit: %w", err)}, true
+	}
+	r.out.Audits++
+	r.sess.Audits = append(r.sess.Audits, sessions.Audit{
+		Timestamp: r.now().UTC(), Steps: res.Steps, Verdict: string(res.Verdict), Feedback: res.Feedback})
+	r.emit(AuditFinished{Result: res})
+	if res.Verdict == audit.Pass {
+		return Outcome{Stop: Done, Summary: summary}, true
+	}
+	r.auditFailures++
+	done := &results[len(results)-1]
+	done.OK, done.Done = false, false
+	done.Output = "The audit did not accept your work. Fix what it found, then use DONE again.\n\n" + res.Feedback
+	r.appendMessage(llm.RoleUser, tools.ResultsMessage(resp.Tools, results, ""))
+	if r.auditFailures >= r.MaxAuditFailures {
+		return Outcome{Stop: AuditFailed}, true
+	}
+	return Outcome{}, false
+}
+
+func (r *run) auditInput(summary string) audit.Input {
+	in := audit.Input{Request: r.userRequest, Original: r.sess.OriginalPrompt, Summary: summary,
+		Files: lastN(r.files, maxEvidence), Commands: lastN(r.commands, maxEvidence)}
+	for _, t := range r.sess.TaskList {
+		in.Tasks = append(in.Tasks, parser.Task{Status: parser.Status(t.Status), Text: t.Text})
+	}
+	return in
+}
+
+// lastN keeps the last n items: the latest work matters most to an audit.
+func lastN[T any](items []T, n int) []T {
+	return items[max(0, len(items)-n):]
+}
+
+func (r *run) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
