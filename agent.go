@@ -16,6 +16,7 @@ import (
 	"github.com/devagent/dev/config"
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/loop"
+	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/prompts"
 	"github.com/devagent/dev/sessions"
 	"github.com/devagent/dev/tools"
@@ -124,12 +125,47 @@ func (d *devCmd) root(c *cli.Context) error {
 	a.bg = newBackground(sink, d.streams.Err)
 	defer a.bg.stop()
 	a.loop = a.newLoop()
-	sink.Emit(loop.SessionStarted{ID: sess.ID, Resumed: resumed, Model: s.cfg.Model, Dir: sess.WorkingDirectory})
+	sink.Emit(sessionStarted(sess, resumed))
 	a.discoverContextWindow()
 	if automated {
 		return a.runAutomated(prompt)
 	}
 	return a.interactive()
+}
+
+// sessionStarted describes the session opened; a resumed one with its last
+// exchange and task list.
+func sessionStarted(sess *sessions.Session, resumed bool) loop.SessionStarted {
+	e := loop.SessionStarted{ID: sess.ID, Resumed: resumed, Model: sess.Model, Dir: sess.WorkingDirectory}
+	if !resumed {
+		return e
+	}
+	e.LastRequest, e.LastAnswer = lastExchange(sess.History)
+	for _, t := range sess.TaskList {
+		e.Tasks = append(e.Tasks, parser.Task{Status: parser.Status(t.Status), Text: t.Text})
+	}
+	return e
+}
+
+// lastExchange is the last request of a history and what came of it: the
+// DONE summary, or else the model's last thoughts.
+func lastExchange(history []llm.Message) (request, answer string) {
+	for i := len(history) - 1; i >= 0; i-- {
+		m := history[i]
+		if m.Role == llm.RoleAssistant && answer == "" {
+			if r, err := parser.Parse(m.Content, tools.Worker().Names()); err == nil {
+				answer = r.Thoughts
+				if last := r.Tools[len(r.Tools)-1]; last.Name == tools.Done {
+					answer = last.Input
+				}
+			}
+		}
+		if m.Role == llm.RoleUser && strings.HasPrefix(m.Content, "<user_request>") {
+			request = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(m.Content, "<user_request>"), "</user_request>"))
+			return request, answer
+		}
+	}
+	return "", answer
 }
 
 func workingDir(flag string) (string, error) {
@@ -195,8 +231,9 @@ type agent struct {
 	json        bool // events go to stdout as JSON lines
 	loop        *loop.Loop
 	client      *llm.Client
-	input       *lines      // the user's input, created on first use
-	bg          *background // processes that outlive their command
+	input       lineReader     // the user's input, created on first use
+	turns       turnInterrupts // the interactive turn running, if any
+	bg          *background    // processes that outlive their command
 }
 
 func (a *agent) newLoop() *loop.Loop {
@@ -443,9 +480,4 @@ func explainOverflow(e *llm.Error, cfg config.Config, cfgPath string) string {
 	return fmt.Sprintf("the conversation does not fit the server's context window even compressed to a summary (%s). "+
 		"Give the server a larger context (llama.cpp: -c; Ollama: OLLAMA_CONTEXT_LENGTH or num_ctx; vLLM: --max-model-len; LM Studio: the model's context length), "+
 		"then set maxContextTokens in %s to match it.", facts, cfgPath)
-}
-
-// ask is ASK_USER in interactive mode.
-func (a *agent) ask(ctx context.Context, question string) (string, error) {
-	return a.prompter().ask(ctx, question)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -57,10 +58,20 @@ func (d *devCmd) sessionsList(c *cli.Context) error {
 		fmt.Fprintln(d.streams.Err, "no sessions yet")
 		return nil
 	}
-	w := tabwriter.NewWriter(d.streams.Out, 0, 0, 2, ' ', 0)
+	return writeSessionTable(d.streams.Out, list, "")
+}
+
+// writeSessionTable writes sessions as an aligned table; current, when set,
+// is marked.
+func writeSessionTable(out io.Writer, list []*sessions.Session, current string) error {
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "ID\tUPDATED\tSTATUS\tDIRECTORY\tPROMPT")
 	for _, x := range list {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", x.ID, x.UpdatedAt.Local().Format("2006-01-02 15:04"),
+		id := x.ID
+		if id == current {
+			id += " *"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", id, x.UpdatedAt.Local().Format("2006-01-02 15:04"),
 			x.Status, x.WorkingDirectory, excerpt(x.OriginalPrompt, 50))
 	}
 	return w.Flush()

@@ -101,3 +101,27 @@ func TestSystemPromptBudget(t *testing.T) {
 		}
 	}
 }
+
+func TestLastExchange(t *testing.T) {
+	t.Parallel()
+	done := "# Agent Response\n\n## Thoughts\nFinished.\n\n## Tool Choice\nDONE\n\n## Tool Input\nAdded the flag."
+	step := "# Agent Response\n\n## Thoughts\nRead main.go next.\n\n## Tool Choice\nREAD_FILE\n\n## Tool Input\nmain.go"
+	history := []llm.Message{
+		{Role: "user", Content: "<user_request>\nfirst\n</user_request>"},
+		{Role: "assistant", Content: done},
+		{Role: "user", Content: "<user_request>\nadd a flag\n</user_request>"},
+		{Role: "assistant", Content: done},
+	}
+	if req, ans := lastExchange(history); req != "add a flag" || ans != "Added the flag." {
+		t.Errorf("got %q, %q", req, ans)
+	}
+	history = append(history, llm.Message{Role: "user", Content: "<user_request>\nnow tests\n</user_request>"},
+		llm.Message{Role: "assistant", Content: step},
+		llm.Message{Role: "user", Content: "<tool_result tool=\"READ_FILE\">…</tool_result>"})
+	if req, ans := lastExchange(history); req != "now tests" || ans != "Read main.go next." {
+		t.Errorf("interrupted mid-work: got %q, %q", req, ans)
+	}
+	if req, ans := lastExchange(nil); req != "" || ans != "" {
+		t.Errorf("empty: got %q, %q", req, ans)
+	}
+}

@@ -1,11 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -13,56 +14,36 @@ import (
 )
 
 const replHelp = `Type a request and press Enter; dev works on it until it is done.
-End a line with \ to continue on the next line.
-  /tasks   show the task list
-  /new     start a new session in this directory
-  /exit    leave (or Ctrl+D)
-Ctrl+C interrupts the current request; at the prompt it leaves.`
+End a line with \ to go on on the next line; pasted text is kept whole.
+Up and down walk through earlier requests; Ctrl+R searches them.
+  /tasks      show the task list
+  /sessions   list recent sessions
+  /new        start a new session in this directory
+  /exit       leave (or Ctrl+D, or Ctrl+C at an empty prompt)
+Ctrl+C during a request interrupts it and returns here; the session is saved.`
 
-// lines reads the user's input line by line, for the REPL and ASK_USER alike.
-type lines struct {
-	scanner *bufio.Scanner
-	out     io.Writer // where prompts are shown (stderr)
-}
+// historyFile keeps the requests typed at the prompt, in the config directory.
+const historyFile = "history"
 
-func (a *agent) prompter() *lines {
+// reader is the user's input, for the prompt and ASK_USER alike.
+func (a *agent) reader() lineReader {
 	if a.input == nil {
-		sc := bufio.NewScanner(a.streams.In)
-		sc.Buffer(make([]byte, 64<<10), 4<<20)
-		a.input = &lines{scanner: sc, out: a.streams.Err}
+		a.input = newLineReader(a.streams, filepath.Join(a.dir, historyFile))
 	}
 	return a.input
 }
 
-// read returns one logical line: physical lines ending in `\` are joined.
-func (l *lines) read(prompt string) (string, error) {
-	var parts []string
-	for {
-		fmt.Fprint(l.out, prompt)
-		if !l.scanner.Scan() {
-			if err := l.scanner.Err(); err != nil {
-				return "", err
-			}
-			if len(parts) > 0 {
-				return strings.Join(parts, "\n"), nil
-			}
-			return "", io.EOF
-		}
-		line := strings.TrimSuffix(l.scanner.Text(), "\r")
-		if strings.HasSuffix(line, `\`) {
-			parts = append(parts, strings.TrimSuffix(line, `\`))
-			prompt = "  "
-			continue
-		}
-		return strings.Join(append(parts, line), "\n"), nil
-	}
-}
-
-func (l *lines) ask(_ context.Context, question string) (string, error) {
-	fmt.Fprintln(l.out, "\n"+strings.TrimSpace(question))
-	answer, err := l.read("answer› ")
-	if err == io.EOF {
-		return "", fmt.Errorf("no answer: the input ended")
+// ask puts ASK_USER's question to the user; the answer is the tool's result.
+// Ctrl+C instead of an answer interrupts the turn.
+func (a *agent) ask(ctx context.Context, question string) (string, error) {
+	fmt.Fprintln(a.streams.Err, "\n"+strings.TrimSpace(question))
+	answer, err := a.reader().read("answer› ")
+	switch {
+	case errors.Is(err, errLeave):
+		a.turns.interrupt()
+		return "", context.Canceled
+	case err == io.EOF:
+		return "", errors.New("no answer: the input ended")
 	}
 	return answer, err
 }
@@ -70,16 +51,14 @@ func (l *lines) ask(_ context.Context, question string) (string, error) {
 // interactive is the conversation: each message runs the loop until DONE,
 // then the prompt returns.
 func (a *agent) interactive() error {
-	turns := &turnInterrupts{}
-	stop := a.watchTurnInterrupts(turns)
+	stop := a.watchTurnInterrupts()
 	defer stop()
 	if a.streams.InTTY {
 		fmt.Fprintln(a.streams.Err, "Type /help for help.")
 	}
-	in := a.prompter()
 	for {
-		text, err := in.read("› ")
-		if err == io.EOF {
+		text, err := a.reader().read("› ")
+		if err == io.EOF || errors.Is(err, errLeave) {
 			fmt.Fprintln(a.streams.Err)
 			return nil
 		}
@@ -98,6 +77,11 @@ func (a *agent) interactive() error {
 		case "/tasks":
 			a.printTasks()
 			continue
+		case "/sessions":
+			if err := a.printSessions(); err != nil {
+				fmt.Fprintln(a.streams.Err, "dev: "+err.Error())
+			}
+			continue
 		case "/new":
 			if err := a.newSession(); err != nil {
 				return err
@@ -109,15 +93,28 @@ func (a *agent) interactive() error {
 			continue
 		}
 		ctx, cancel := context.WithCancel(context.Background())
-		turns.set(cancel)
+		a.turns.set(cancel)
 		outcome := a.loop.Run(ctx, a.sess, text)
-		turns.set(nil)
+		a.turns.set(nil)
 		cancel()
 		a.report(outcome)
 		if outcome.Stop == loop.Done {
 			fmt.Fprintln(a.streams.Out, strings.TrimSpace(outcome.Summary))
 		}
 	}
+}
+
+// printSessions lists the newest sessions, marking the current one.
+func (a *agent) printSessions() error {
+	list, err := a.store.List()
+	if err != nil {
+		return err
+	}
+	const shown = 10
+	if len(list) > shown {
+		list = list[:shown]
+	}
+	return writeSessionTable(a.streams.Err, list, a.sess.ID)
 }
 
 func (a *agent) printTasks() {
@@ -178,7 +175,7 @@ func (t *turnInterrupts) interrupt() bool {
 
 // watchTurnInterrupts: Ctrl+C interrupts the running turn and returns to the
 // prompt; at the prompt it leaves dev.
-func (a *agent) watchTurnInterrupts(turns *turnInterrupts) (stop func()) {
+func (a *agent) watchTurnInterrupts() (stop func()) {
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
@@ -188,7 +185,7 @@ func (a *agent) watchTurnInterrupts(turns *turnInterrupts) (stop func()) {
 			case <-done:
 				return
 			case <-a.interrupts:
-				if !turns.interrupt() {
+				if !a.turns.interrupt() {
 					fmt.Fprintln(a.streams.Err)
 					a.releaseLock()
 					a.bg.stop()

@@ -22,11 +22,17 @@ type Sink interface {
 }
 
 // SessionStarted opens a run (emitted by the caller that opened the session).
+// A resumed session brings where it stood: its last request, what the model
+// last said or concluded, and the task list.
 type SessionStarted struct {
 	ID      string
 	Resumed bool
 	Model   string
 	Dir     string
+
+	LastRequest string
+	LastAnswer  string
+	Tasks       []parser.Task
 }
 
 // RequestStarted: a request is about to be sent to the model.

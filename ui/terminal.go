@@ -133,6 +133,7 @@ func (t *Terminal) Emit(e loop.Event) {
 		}
 		if t.level >= Normal {
 			t.line(t.dim.Sprintf("dev: %s %s %s model %s in %s", verb, e.ID, t.sym.arrow, e.Model, e.Dir))
+			t.resumed(e)
 		}
 	case loop.RequestStarted:
 		t.setLabel("")
@@ -204,6 +205,20 @@ func (t *Terminal) Emit(e loop.Event) {
 		}
 	case loop.BackgroundExited:
 		t.backgroundExited(e)
+	}
+}
+
+// resumed shows where a resumed session stood.
+func (t *Terminal) resumed(e loop.SessionStarted) {
+	if e.LastRequest != "" {
+		t.box("Last request", t.cyan, head(e.LastRequest, resultLines), nil)
+	}
+	if e.LastAnswer != "" {
+		t.box("Last answer", t.cyan, head(e.LastAnswer, resultLines), t.dim)
+	}
+	if len(e.Tasks) > 0 {
+		t.tasks = taskLines(e.Tasks)
+		t.taskBox(e.Tasks)
 	}
 }
 

@@ -314,3 +314,16 @@ func TestTerminalAudit(t *testing.T) {
 		t.Errorf("audit JSON %q (%v)", buf.String(), err)
 	}
 }
+
+func TestTerminalResumedGolden(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	term := NewTerminal(&Streams{Err: &buf, Width: 60, Unicode: true}, Normal)
+	term.Emit(loop.SessionStarted{ID: "abc", Resumed: true, Model: "m", Dir: "/p",
+		LastRequest: "add a --verbose flag", LastAnswer: "Added the flag to main.go; go test passes.",
+		Tasks: []parser.Task{{Status: parser.Complete, Text: "add the flag"}, {Status: parser.Pending, Text: "document it"}}})
+	// The same task list again is not shown twice.
+	term.Emit(loop.ReplyParsed{Response: parser.Response{HasTaskList: true,
+		Tasks: []parser.Task{{Status: parser.Complete, Text: "add the flag"}, {Status: parser.Pending, Text: "document it"}}}})
+	golden(t, "terminal-resumed-60", buf.String())
+}
