@@ -108,7 +108,8 @@ type fixtureCase struct {
 	file string
 	// how the file is used: "chat" (Stream), "models" (Models), "discover"
 	// (Discover, the file served at path), "parse" (only checked to be a 200
-	// JSON body; /api/show and /api/version are read by later work).
+	// JSON body: /api/show's window is the trained maximum, which dev
+	// deliberately does not read).
 	use string
 
 	// discover: where the file is served, for which model, and the result.
@@ -116,6 +117,7 @@ type fixtureCase struct {
 	server      ServerInfo
 
 	content, reasoning, finish string
+	field                      string // the reasoning field, when there is reasoning
 	usage                      *Usage
 
 	err            bool
@@ -147,23 +149,26 @@ var fixtureCases = []fixtureCase{
 	{file: "ollama-0.17.4/api-show.txt", use: "parse"},
 	{file: "ollama-0.17.4/api-ps.txt", use: "discover", path: "/api/ps", model: "tiny",
 		server: ServerInfo{Kind: ServerOllama, Window: 256, Source: "GET /api/ps context_length"}},
-	{file: "ollama-0.17.4/api-version.txt", use: "parse"},
+	{file: "ollama-0.17.4/api-version.txt", use: "discover", path: "/api/version", model: "tiny",
+		server: ServerInfo{Kind: ServerOllama, Source: "GET /api/version", Version: "0.17.4"}},
 	{file: "ollama-0.17.4/agent-reply-stream.txt", use: "chat", content: agentReply, finish: "stop", usage: usage(36, 43, 79)},
 	{file: "ollama-0.17.4/think-reply-stream.txt", use: "chat", content: "<think>I should write the file.</think>\n" + agentReply,
 		finish: "stop", usage: usage(36, 49, 85)},
 
 	// documented: reconstructed shapes.
-	{file: "documented/llamacpp-stream-reasoning-content.txt", use: "chat", content: replyR, reasoning: reasoningR, finish: "stop", usage: usage(1213, 48, 1261)},
+	{file: "documented/llamacpp-stream-reasoning-content.txt", use: "chat", content: replyR, reasoning: reasoningR, field: FieldReasoningContent,
+		finish: "stop", usage: usage(1213, 48, 1261)},
 	{file: "documented/llamacpp-overflow-400.txt", use: "chat", err: true, kind: KindOverflow, status: 400,
 		message: "request (4390 tokens) exceeds the available context size (4096 tokens), try increasing it", contextLimit: 4096, promptTokens: 4390},
 	{file: "documented/llamacpp-old-stream-error-event.txt", use: "chat", err: true, kind: KindOverflow, status: 400,
 		message: "the request exceeds the available context size. try increasing the context size or enable context shift"},
 	{file: "documented/llamacpp-context-exceeded-500.txt", use: "chat", err: true, kind: KindOverflow, status: 500, message: "Context size has been exceeded."},
 	{file: "documented/llamacpp-props.txt", use: "discover", path: "/props", model: "any",
-		server: ServerInfo{Kind: ServerLlamaCpp, Window: 8192, Source: "GET /props default_generation_settings.n_ctx"}},
+		server: ServerInfo{Kind: ServerLlamaCpp, Window: 8192, Source: "GET /props default_generation_settings.n_ctx", Version: "b7120-3f9a0e1c2", Slots: 4}},
 	{file: "documented/llamacpp-jinja-role-alternation-500.txt", use: "chat", err: true, kind: KindBadRequest, status: 500,
 		message: "Jinja Exception: After the optional system message, conversation roles must alternate user and assistant roles except for tool calls and results."},
-	{file: "documented/vllm-stream-reasoning.txt", use: "chat", content: replyR, reasoning: reasoningR, finish: "stop", usage: usage(1188, 48, 1236)},
+	{file: "documented/vllm-stream-reasoning.txt", use: "chat", content: replyR, reasoning: reasoningR, field: FieldReasoning,
+		finish: "stop", usage: usage(1188, 48, 1236)},
 	{file: "documented/vllm-overflow-400-old.txt", use: "chat", err: true, kind: KindOverflow, status: 400,
 		message:      "This model's maximum context length is 131072 tokens. However, you requested 156632 tokens (152536 in the messages, 4096 in the completion). Please reduce the length of the messages or completion.",
 		contextLimit: 131072, promptTokens: 152536},
@@ -283,7 +288,7 @@ func checkChat(t *testing.T, baseURL string, tc fixtureCase) {
 	if err != nil {
 		t.Fatalf("Stream: %v", err)
 	}
-	want := Reply{Content: tc.content, Reasoning: tc.reasoning, FinishReason: tc.finish, Usage: tc.usage}
+	want := Reply{Content: tc.content, Reasoning: tc.reasoning, ReasoningField: tc.field, FinishReason: tc.finish, Usage: tc.usage}
 	if !reflect.DeepEqual(reply, want) {
 		t.Errorf("reply:\n got %s\nwant %s", dump(reply), dump(want))
 	}
