@@ -42,6 +42,9 @@ type Request struct {
 type Delta struct {
 	Content   string
 	Reasoning string
+	// ReasoningField names the field Reasoning came in (FieldReasoning...),
+	// "" when there is none.
+	ReasoningField string
 }
 
 // Reply is a complete streamed reply.

@@ -88,7 +88,7 @@ func (b *replyBuilder) add(payload []byte) (errPayload []byte, err error) {
 		}
 		for _, m := range []wireMessage{c.Delta, c.Message} {
 			reasoning, field := m.reasoning()
-			d := Delta{Content: string(m.Content), Reasoning: reasoning}
+			d := Delta{Content: string(m.Content), Reasoning: reasoning, ReasoningField: field}
 			if d.Content == "" && d.Reasoning == "" {
 				continue
 			}
