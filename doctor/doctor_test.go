@@ -121,9 +121,9 @@ var scenarios = []scenario{
 		return c
 	}},
 	{"bad-config", func(t *testing.T) doctor.Config {
-		c := config(llmtest.New(model))
-		c.Err = errors.New(configFile + ":3:15: maxLoops: must be an integer, got string \"many\"")
-		return c
+		// An unusable file leaves no settings to name.
+		return doctor.Config{File: configFile, FileFound: true,
+			Err: errors.New(configFile + `:3:15: "maxLoops" must be an integer, got string "many"`)}
 	}},
 	{"unknown-model", func(t *testing.T) doctor.Config {
 		s := server(t, llmtest.Ollama, 8192, "qwen3:8b", "qwen2.5-coder:7b", "llama3.2")
@@ -213,7 +213,10 @@ func render(t *testing.T, r doctor.Report, serverURL string) string {
 	if err := ui.Doctor(&ui.Streams{Out: &buf}, r); err != nil {
 		t.Fatal(err)
 	}
-	out := strings.ReplaceAll(buf.String(), serverURL, "http://127.0.0.1:PORT")
+	out := buf.String()
+	if serverURL != "" {
+		out = strings.ReplaceAll(out, serverURL, "http://127.0.0.1:PORT")
+	}
 	return timings.ReplaceAllString(out, "<time>")
 }
 

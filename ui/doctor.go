@@ -37,7 +37,14 @@ func Doctor(s *Streams, r doctor.Report) error {
 		nameWidth = max(nameWidth, len(c.Name))
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "dev doctor: %s, model %s\n\n", r.APIURL, r.Model)
+	b.WriteString("dev doctor")
+	if r.APIURL != "" {
+		b.WriteString(": " + r.APIURL)
+		if r.Model != "" {
+			b.WriteString(", model " + r.Model)
+		}
+	}
+	b.WriteString("\n\n")
 	indent := strings.Repeat(" ", 2+4+2+nameWidth+2)
 	for _, c := range r.Checks {
 		status := fmt.Sprintf("%-4s", c.Status)
