@@ -121,6 +121,8 @@ func (d *devCmd) root(c *cli.Context) error {
 	}
 	a := &agent{devCmd: d, setup: s, sess: sess, sink: sink, automated: automated, noAudit: c.Bool("no-audit"), json: c.Bool("json"), releaseLock: release}
 	defer func() { a.releaseLock() }()
+	a.bg = newBackground(sink, d.streams.Err)
+	defer a.bg.stop()
 	a.loop = a.newLoop()
 	sink.Emit(loop.SessionStarted{ID: sess.ID, Resumed: resumed, Model: s.cfg.Model, Dir: sess.WorkingDirectory})
 	a.discoverContextWindow()
@@ -193,7 +195,8 @@ type agent struct {
 	json        bool // events go to stdout as JSON lines
 	loop        *loop.Loop
 	client      *llm.Client
-	input       *lines // the user's input, created on first use
+	input       *lines      // the user's input, created on first use
+	bg          *background // processes that outlive their command
 }
 
 func (a *agent) newLoop() *loop.Loop {
@@ -205,6 +208,9 @@ func (a *agent) newLoop() *loop.Loop {
 		CommandTimeout: time.Duration(cfg.CommandTimeout) * time.Second,
 		OutputDir:      a.store.Dir(a.sess.ID),
 		Ask:            a.ask,
+	}
+	if a.bg != nil {
+		env.Background = a.bg.Manager
 	}
 	retries := cfg.MaxRetries
 	if a.automated {
@@ -309,6 +315,7 @@ func (a *agent) runAutomated(prompt string) error {
 	stopWatch := a.watchInterrupts(cancel)
 	outcome := a.loop.Run(ctx, a.sess, prompt)
 	stopWatch()
+	a.bg.stop() // before the result, which is the last event
 	code := a.report(outcome)
 	if outcome.Stop == loop.Done && !a.json {
 		fmt.Fprintln(a.streams.Out, strings.TrimSpace(outcome.Summary))
@@ -334,6 +341,7 @@ func (a *agent) watchInterrupts(cancel context.CancelFunc) (stop func()) {
 			case <-a.interrupts:
 				count++
 				if count > 1 {
+					a.bg.stop()
 					os.Exit(exitInterrupted)
 				}
 				cancel()

@@ -191,6 +191,7 @@ func (a *agent) watchTurnInterrupts(turns *turnInterrupts) (stop func()) {
 				if !turns.interrupt() {
 					fmt.Fprintln(a.streams.Err)
 					a.releaseLock()
+					a.bg.stop()
 					os.Exit(exitInterrupted)
 				}
 			}

@@ -14,7 +14,9 @@ type Event interface {
 	Name() string
 }
 
-// Sink consumes events. Emit must not block for long: it runs on the loop's goroutine.
+// Sink consumes events. Emit must not block for long: it runs on the loop's
+// goroutine. Background-process events come from other goroutines, so a
+// Sink must be safe for concurrent use.
 type Sink interface {
 	Emit(Event)
 }
@@ -136,6 +138,23 @@ type Finished struct {
 	Audits       int
 }
 
+// BackgroundStarted: a command outlived its timeout and goes on in the
+// background (emitted by the caller that owns the process manager).
+type BackgroundStarted struct {
+	ID, Command string
+	PID         int
+}
+
+// BackgroundExited: a background process ended, by itself or stopped by
+// KILL_BACKGROUND_PROCESS (emitted by the caller that owns the manager,
+// from another goroutine; not for processes stopped when dev exits).
+type BackgroundExited struct {
+	ID, Command string
+	Status      string // "exited" (by itself) or "killed"
+	ExitCode    int    // -1 when it ended by a signal
+	Runtime     time.Duration
+}
+
 // Name implementations: the `type` field of --json lines.
 func (SessionStarted) Name() string { return "session" }
 func (RequestStarted) Name() string { return "request" }
@@ -153,3 +172,6 @@ func (AuditFinished) Name() string  { return "audit" }
 func (Warning) Name() string        { return "warning" }
 func (Failure) Name() string        { return "error" }
 func (Finished) Name() string       { return "result" }
+
+func (BackgroundStarted) Name() string { return "background_start" }
+func (BackgroundExited) Name() string  { return "background_exit" }

@@ -4,26 +4,16 @@ package tools
 
 import (
 	"os/exec"
-	"syscall"
+	"time"
 )
 
 func shellCommand(command string) *exec.Cmd {
 	return exec.Command("sh", "-c", command)
 }
 
-// isolate starts the command in a new session: its own process group, so
-// that the whole tree can be signalled, and no controlling terminal, so a
-// program that opens /dev/tty to prompt fails instead of waiting forever.
-func isolate(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-}
-
-func terminate(cmd *exec.Cmd) error {
-	return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-}
-
-func kill(cmd *exec.Cmd) {
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-}
-
 func shellName() string { return "sh -c" }
+
+// forcedHow says how a background process that needed KILL was stopped.
+func forcedHow(grace time.Duration) string {
+	return "it did not stop within " + seconds(grace) + " of TERM, so its process group got KILL"
+}

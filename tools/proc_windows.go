@@ -3,12 +3,11 @@
 package tools
 
 import (
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"syscall"
+	"time"
 )
 
 func shellCommand(command string) *exec.Cmd {
@@ -23,22 +22,9 @@ func shellCommand(command string) *exec.Cmd {
 	return cmd
 }
 
-// isolate starts the command in a new process group with no console input.
-func isolate(cmd *exec.Cmd) {
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	cmd.SysProcAttr.CreationFlags |= syscall.CREATE_NEW_PROCESS_GROUP
-}
-
-// terminate has no gentle form on Windows: kill does the work.
-func terminate(*exec.Cmd) error { return errors.ErrUnsupported }
-
-// kill ends the process tree; taskkill /T follows child processes.
-func kill(cmd *exec.Cmd) {
-	if err := exec.Command("taskkill", "/T", "/F", "/PID", strconv.Itoa(cmd.Process.Pid)).Run(); err != nil {
-		_ = cmd.Process.Kill()
-	}
-}
-
 func shellName() string { return "cmd /C" }
+
+// forcedHow says how a background process was stopped: Windows has no TERM.
+func forcedHow(time.Duration) string {
+	return "its process tree was ended (taskkill /T /F)"
+}

@@ -8,7 +8,7 @@ import (
 func TestWorkerOrderAndLookup(t *testing.T) {
 	t.Parallel()
 	r := Worker()
-	want := []string{ListDirectory, ReadFile, WriteFile, FindAndReplace, Command, UpdateTaskList, AskUser, Done}
+	want := []string{ListDirectory, ReadFile, WriteFile, FindAndReplace, Command, ReadBackground, ListBackground, KillBackground, UpdateTaskList, AskUser, Done}
 	if got := r.Names(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("Names() = %v, want %v", got, want)
 	}
@@ -18,7 +18,7 @@ func TestWorkerOrderAndLookup(t *testing.T) {
 			t.Errorf("Lookup(%q) = %v, %v", name, tool, ok)
 		}
 	}
-	if _, ok := r.Lookup("READ_BACKGROUND_PROCESS"); ok {
+	if _, ok := r.Lookup("RUN_IN_BACKGROUND"); ok {
 		t.Error("Lookup of a tool not in the registry succeeded")
 	}
 	sub := NewRegistry(ReadFileTool{}, DoneTool{})
@@ -35,10 +35,12 @@ func TestDocs(t *testing.T) {
 		ReadFile:       {"1000 lines", "48 KB"},
 		Command:        {"4 KB", "8 KB"},
 		FindAndReplace: {"10 MB", "exactly once"},
+		ReadBackground: {"16 KB"},
+		KillBackground: {"2 s"},
 	}
 	docs := Worker().Docs()
-	if len(docs) != 8 {
-		t.Fatalf("%d docs, want 8", len(docs))
+	if len(docs) != 11 {
+		t.Fatalf("%d docs, want 11", len(docs))
 	}
 	for _, d := range docs {
 		if d.Description == "" || strings.Contains(d.Description, "{{") || strings.Contains(d.Description, "<no value>") {
@@ -56,7 +58,7 @@ func TestDocs(t *testing.T) {
 		if err := tool.Check(d.Example); err != nil {
 			t.Errorf("%s: the example fails Check: %v", d.Name, err)
 		}
-		if d.Name != UpdateTaskList && d.Example == "" {
+		if d.Name != UpdateTaskList && d.Name != ListBackground && d.Example == "" {
 			t.Errorf("%s: no example", d.Name)
 		}
 	}

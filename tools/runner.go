@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/devagent/dev/bgproc"
 )
 
 const (
@@ -15,7 +17,7 @@ const (
 	defaultCommandTimeout = 30 * time.Second
 	// killGrace is how long a stopped command may take to exit after TERM
 	// before its process group is killed.
-	killGrace = 2 * time.Second
+	killGrace = bgproc.DefaultGrace
 	// pipeGrace is how long, after the command exits, its output is still
 	// read while a process it left behind holds the pipe open.
 	pipeGrace = 250 * time.Millisecond
@@ -33,73 +35,34 @@ var nonInteractive = []string{
 	"npm_config_yes=true",
 }
 
-// process is one started shell command.
-type process struct {
-	cmd     *exec.Cmd
-	out     *output
-	done    chan struct{} // closed when Wait returned
-	waitErr error         // Wait's error, once done is closed
-}
-
 // startProcess runs command through the platform shell in dir, in its own
-// process group without a terminal, stdin empty (exec's default), stdout
-// and stderr into one writer so that exec shares one pipe between them and
-// their order is kept.
-func startProcess(dir, command string, out *output) (*process, error) {
+// process group without a terminal, stdin empty, stdout and stderr into one
+// bgproc output (so that their order is kept) mirrored to out until the
+// command is handed to the background.
+func startProcess(dir, command string, out *output) (*bgproc.Process, error) {
 	cmd := shellCommand(command)
 	cmd.Dir = dir
 	// exec keeps the last value of a repeated variable, so these win.
 	cmd.Env = append(os.Environ(), nonInteractive...)
-	cmd.Stdout, cmd.Stderr = out, out
 	// The command is finished when the shell exits, even if a child it left
 	// in the background still holds the pipe: Wait stops reading then.
 	cmd.WaitDelay = pipeGrace
-	isolate(cmd)
-	p := &process{cmd: cmd, out: out, done: make(chan struct{})}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	go func() {
-		p.waitErr = cmd.Wait()
-		close(p.done)
-	}()
-	return p, nil
-}
-
-// stop ends the whole process group: TERM, then KILL after grace (at once
-// where there is no TERM), and waits until Wait returned.
-func (p *process) stop(grace time.Duration) {
-	if terminate(p.cmd) == nil {
-		select {
-		case <-p.done:
-		case <-time.After(grace):
-		}
-	}
-	// Also after a prompt exit: children that ignored TERM share the group.
-	kill(p.cmd)
-	<-p.done
-}
-
-// exitCode is the command's exit status, -1 when it did not exit by itself.
-func (p *process) exitCode() int {
-	if p.cmd.ProcessState == nil {
-		return -1
-	}
-	return p.cmd.ProcessState.ExitCode()
+	return bgproc.Start(cmd, out)
 }
 
 // runner runs commands in the foreground. What becomes of a command that
-// outlives the timeout is decided in one place, timedOut, so that it can
-// be handed to a background manager there instead of being stopped.
+// outlives the timeout is decided in one place, timedOut: it is handed to
+// the background manager, or stopped when there is none.
 type runner struct {
-	dir       string
-	outputDir string
-	timeout   time.Duration
-	grace     time.Duration
+	dir        string
+	outputDir  string
+	timeout    time.Duration
+	grace      time.Duration
+	background Background // nil: commands past the timeout are stopped
 }
 
 func newRunner(env *Env) *runner {
-	r := &runner{dir: env.Dir, outputDir: env.OutputDir, timeout: env.CommandTimeout, grace: killGrace}
+	r := &runner{dir: env.Dir, outputDir: env.OutputDir, timeout: env.CommandTimeout, grace: killGrace, background: env.Background}
 	if r.timeout <= 0 {
 		r.timeout = defaultCommandTimeout
 	}
@@ -112,26 +75,27 @@ func (r *runner) run(ctx context.Context, command string) Result {
 	if info, err := os.Stat(r.dir); r.dir != "" && (err != nil || !info.IsDir()) {
 		return res.fail(fmt.Sprintf("cannot run the command: the working directory %s is missing or not a directory.", r.dir))
 	}
-	p, err := startProcess(r.dir, command, newOutput(r.outputDir))
+	out := newOutput(r.outputDir)
+	p, err := startProcess(r.dir, command, out)
 	if err != nil {
 		return res.fail(fmt.Sprintf("cannot start the command: %v.", err))
 	}
 	timer := time.NewTimer(r.timeout)
 	defer timer.Stop()
 	select {
-	case <-p.done:
-		return r.finished(p, res)
+	case <-p.Done():
+		return r.finished(p, out, res)
 	case <-ctx.Done():
-		p.stop(r.grace)
-		return r.stopped(p, res, "Command interrupted by the user; it was stopped (its whole process group).", "")
+		p.Stop(r.grace)
+		return r.stopped(out, res, "Command interrupted by the user; it was stopped (its whole process group).", "")
 	case <-timer.C:
-		return r.timedOut(p, res)
+		return r.timedOut(p, out, res)
 	}
 }
 
-func (r *runner) finished(p *process, res Result) Result {
-	p.out.close()
-	res.ExitCode = p.exitCode()
+func (r *runner) finished(p *bgproc.Process, out *output, res Result) Result {
+	out.close()
+	res.ExitCode = p.ExitCode()
 	var b strings.Builder
 	switch {
 	case res.ExitCode == 0:
@@ -140,10 +104,10 @@ func (r *runner) finished(p *process, res Result) Result {
 	case res.ExitCode > 0:
 		fmt.Fprintf(&b, "Command failed (exit code %d).\n", res.ExitCode)
 	default:
-		fmt.Fprintf(&b, "Command ended without an exit code (%v).\n", p.cmd.ProcessState)
+		fmt.Fprintf(&b, "Command ended without an exit code (%s).\n", p.State())
 	}
-	b.WriteString(p.out.String())
-	if errors.Is(p.waitErr, exec.ErrWaitDelay) {
+	b.WriteString(out.String())
+	if errors.Is(p.WaitErr(), exec.ErrWaitDelay) {
 		b.WriteString("\nNote: a process the command started in the background still holds its output open; what it prints from now on is not captured.")
 	}
 	res.Output = b.String()
@@ -151,21 +115,40 @@ func (r *runner) finished(p *process, res Result) Result {
 }
 
 // timedOut decides the fate of a command still running after the timeout:
-// for now it is stopped.
-func (r *runner) timedOut(p *process, res Result) Result {
-	p.stop(r.grace)
-	return r.stopped(p, res,
+// the background manager takes it over, output and all; without one (or
+// when it is shutting down) it is stopped.
+func (r *runner) timedOut(p *bgproc.Process, out *output, res Result) Result {
+	if r.background != nil {
+		// From here on the output goes to the manager only: the foreground
+		// record holds bytes [0, seen), the manager serves what follows.
+		seen := p.Output().Detach()
+		if info, err := r.background.Adopt(p, res.Command, seen); err == nil {
+			out.close()
+			res.OK = true
+			res.Attrs = append(res.Attrs, [2]string{"background", info.ID})
+			res.Output = fmt.Sprintf("Command still running after %s: it goes on in the background as %s. Output so far:\n%s\n"+
+				"%s %s shows what it prints next and whether it ended; %s %s stops it.",
+				seconds(r.timeout), info.ID, out.String(), ReadBackground, info.ID, KillBackground, info.ID)
+			return res
+		}
+		// Not taken (dev is exiting): stop it, keeping what came since.
+		p.Stop(r.grace)
+		_, _ = out.Write(p.Output().ReadFrom(seen).Data)
+	} else {
+		p.Stop(r.grace)
+	}
+	return r.stopped(out, res,
 		fmt.Sprintf("Command timed out after %s; it was stopped (its whole process group).", seconds(r.timeout)),
 		"Run long-lived processes (servers, watchers) in the background with their output in a file, e.g. `nohup npm run dev > dev.log 2>&1 &`, then read the file; split long jobs into shorter commands.")
 }
 
-func (r *runner) stopped(p *process, res Result, what, hint string) Result {
-	p.out.close()
+func (r *runner) stopped(out *output, res Result, what, hint string) Result {
+	out.close()
 	res.ExitCode = -1
 	var b strings.Builder
 	b.WriteString(what)
 	b.WriteString(" Output so far:\n")
-	b.WriteString(p.out.String())
+	b.WriteString(out.String())
 	if hint != "" {
 		b.WriteString("\n" + hint)
 	}

@@ -6,6 +6,8 @@ package tools
 import (
 	"context"
 	"time"
+
+	"github.com/devagent/dev/bgproc"
 )
 
 // Tool names as the protocol spells them.
@@ -15,6 +17,9 @@ const (
 	WriteFile      = "WRITE_FILE"
 	FindAndReplace = "FIND_AND_REPLACE_IN_FILE"
 	Command        = "COMMAND"
+	ReadBackground = "READ_BACKGROUND_PROCESS"
+	ListBackground = "LIST_BACKGROUND_PROCESSES"
+	KillBackground = "KILL_BACKGROUND_PROCESS"
 	UpdateTaskList = "UPDATE_TASK_LIST"
 	AskUser        = "ASK_USER"
 	Done           = "DONE"
@@ -30,6 +35,20 @@ type Env struct {
 	OutputDir string
 	// Ask puts a question to the user (interactive mode only).
 	Ask func(ctx context.Context, question string) (string, error)
+	// Background takes over commands still running after CommandTimeout and
+	// serves the background-process tools. Nil (e.g. for the audit): such
+	// commands are stopped, and no background process exists.
+	Background Background
+}
+
+// Background keeps processes running past their foreground command (a
+// *bgproc.Manager).
+type Background interface {
+	Adopt(p *bgproc.Process, command string, seen int64) (bgproc.Info, error)
+	Read(id string) (bgproc.Report, error)
+	List() []bgproc.Info
+	Kill(id string) (bgproc.Report, error)
+	Grace() time.Duration
 }
 
 // Doc documents a tool for the system prompt.

@@ -118,6 +118,22 @@ func (j *JSON) Emit(e loop.Event) {
 			FormatErrors int    `json:"formatErrors"`
 			Audits       int    `json:"audits"`
 		}{e.Name(), e.Status, e.ExitCode, e.Summary, e.SessionID, e.Loops, e.Tokens, e.FormatErrors, e.Audits}
+	case loop.BackgroundStarted:
+		v = struct {
+			Type    string `json:"type"`
+			ID      string `json:"id"`
+			Command string `json:"command"`
+			PID     int    `json:"pid"`
+		}{e.Name(), e.ID, e.Command, e.PID}
+	case loop.BackgroundExited:
+		v = struct {
+			Type           string  `json:"type"`
+			ID             string  `json:"id"`
+			Command        string  `json:"command"`
+			Status         string  `json:"status"`
+			ExitCode       int     `json:"exitCode"`
+			RuntimeSeconds float64 `json:"runtimeSeconds"`
+		}{e.Name(), e.ID, e.Command, e.Status, e.ExitCode, e.Runtime.Seconds()}
 	default:
 		return
 	}

@@ -24,26 +24,29 @@ type Verbosity int
 // Verbosity levels.
 const (
 	Quiet   Verbosity = -1 // one line per tool
-	Normal  Verbosity = 0  // one line per step, tools with a one-line result
-	Verbose Verbosity = 1  // full thoughts, reasoning and tool outputs
+	Normal  Verbosity = 0  // boxes: thoughts, task list, tool, a truncated result
+	Verbose Verbosity = 1  // also reasoning, whole inputs and results
 )
 
 // symbols used by the renderer, with ASCII fallbacks.
 type symbols struct {
-	tool, ok, fail, warn, retry, arrow, ellipsis, compress string
+	tool, ok, fail, warn, retry, arrow, ellipsis, compress, background string
 }
 
 var (
-	unicodeSymbols = symbols{"▸", "✓", "✗", "!", "↻", "→", "…", "↓"}
-	asciiSymbols   = symbols{">", "ok", "x", "!", "~", "->", "...", "v"}
+	unicodeSymbols = symbols{"▸", "✓", "✗", "!", "↻", "→", "…", "↓", "◇"}
+	asciiSymbols   = symbols{">", "ok", "x", "!", "~", "->", "...", "v", "*"}
 )
 
-// Terminal renders events as concise progress on stderr.
+// Terminal renders events as concise progress on stderr. It is safe for
+// concurrent use: background processes report from their own goroutines.
 type Terminal struct {
+	emitMu   sync.Mutex // one event at a time
 	w        io.Writer
 	level    Verbosity
 	width    int
 	sym      symbols
+	frame    frame
 	spin     *spinner.Spinner // nil when stderr is not a terminal
 	dim      *color.Color
 	bold     *color.Color
@@ -57,14 +60,20 @@ type Terminal struct {
 	chunks   atomic.Int64
 	auditing bool   // the spinner waits for the auditor
 	label    string // what else the spinner waits for (compression), "" for a reply
-	tasks    string // last rendered task summary, to print only changes
+	tasks    string // the last task list shown, to show only changes
 }
+
+// Lines of a tool's input and result shown in normal mode; --verbose shows all.
+const (
+	inputLines  = 4
+	resultLines = 8
+)
 
 // NewTerminal returns a renderer writing to s.Err.
 func NewTerminal(s *Streams, level Verbosity) *Terminal {
-	t := &Terminal{w: s.Err, level: level, width: s.Width, sym: asciiSymbols}
+	t := &Terminal{w: s.Err, level: level, width: s.Width, sym: asciiSymbols, frame: asciiFrame}
 	if s.Unicode {
-		t.sym = unicodeSymbols
+		t.sym, t.frame = unicodeSymbols, unicodeFrame
 	}
 	if t.width <= 0 {
 		t.width = 80
@@ -114,6 +123,8 @@ func (t *Terminal) spinnerText() string {
 
 // Emit renders one event.
 func (t *Terminal) Emit(e loop.Event) {
+	t.emitMu.Lock()
+	defer t.emitMu.Unlock()
 	switch e := e.(type) {
 	case loop.SessionStarted:
 		verb := "new session"
@@ -148,7 +159,11 @@ func (t *Terminal) Emit(e loop.Event) {
 		t.reply(e.Response)
 	case loop.ToolStarted:
 		if t.level >= Normal {
-			t.line(t.toolC.Sprint(t.sym.tool+" "+e.Tool) + " " + t.clip(inputSummary(e.Input), len(e.Tool)+3))
+			input := withoutFences(e.Input)
+			if t.level < Verbose {
+				input = head(input, inputLines)
+			}
+			t.box("Tool: "+e.Tool, t.toolC, input, nil)
 		}
 	case loop.ToolFinished:
 		t.toolResult(e.Result)
@@ -182,6 +197,41 @@ func (t *Terminal) Emit(e loop.Event) {
 	case loop.Finished:
 		t.stopSpinner()
 		t.finished(e)
+	case loop.BackgroundStarted:
+		if t.level >= Normal {
+			head := fmt.Sprintf("%s %s runs in the background: ", t.sym.background, e.ID)
+			t.aside(t.cyan.Sprint(head) + t.clip(firstLine(e.Command), utf8.RuneCountInString(head)))
+		}
+	case loop.BackgroundExited:
+		t.backgroundExited(e)
+	}
+}
+
+func (t *Terminal) backgroundExited(e loop.BackgroundExited) {
+	runtime := e.Runtime.Round(time.Second)
+	c, what := t.dim, fmt.Sprintf("exited with code %d after %s", e.ExitCode, runtime)
+	switch {
+	case e.Status == "killed":
+		what = fmt.Sprintf("killed after %s", runtime)
+	case e.ExitCode < 0:
+		c, what = t.yellow, fmt.Sprintf("ended by a signal after %s", runtime)
+	case e.ExitCode > 0:
+		c = t.yellow
+	}
+	head := fmt.Sprintf("%s %s %s: ", t.sym.background, e.ID, what)
+	t.aside(c.Sprint(head) + t.clip(firstLine(e.Command), utf8.RuneCountInString(head)))
+}
+
+// aside prints a line that may come at any time (a background process's
+// news), around the spinner if it runs.
+func (t *Terminal) aside(s string) {
+	spinning := t.spin != nil && t.spin.Active()
+	if spinning {
+		t.spin.Stop()
+	}
+	t.line(s)
+	if spinning {
+		t.spin.Start()
 	}
 }
 
@@ -260,45 +310,50 @@ func (t *Terminal) compressed(e loop.Compressed) {
 }
 
 func (t *Terminal) reply(r parser.Response) {
-	if t.level >= Verbose && r.Reasoning != "" {
-		t.block(r.Reasoning, t.dim)
-	}
 	if t.level < Normal {
 		return
 	}
-	if r.Thoughts != "" {
-		if t.level >= Verbose {
-			t.block(r.Thoughts, t.dim)
-		} else {
-			t.line(t.dim.Sprint(t.clip(firstLine(r.Thoughts), 0)))
-		}
+	if t.level >= Verbose && r.Reasoning != "" {
+		t.box("Reasoning", t.dim, r.Reasoning, t.dim)
 	}
-	if r.HasTaskList {
-		if s := t.taskSummary(r.Tasks); s != t.tasks {
-			t.tasks = s
-			t.line(s)
+	if r.Thoughts != "" {
+		t.box("Thoughts", t.dim, r.Thoughts, t.dim)
+	}
+	if r.HasTaskList && len(r.Tasks) > 0 {
+		if list := taskLines(r.Tasks); list != t.tasks {
+			t.tasks = list
+			t.taskBox(r.Tasks)
 		}
 	}
 }
 
-// taskSummary is one line: progress and the task in progress.
-func (t *Terminal) taskSummary(tasks []parser.Task) string {
-	done, current := 0, ""
+// taskLines is the task list as text, to tell when it changed.
+func taskLines(tasks []parser.Task) string {
+	var b strings.Builder
 	for _, task := range tasks {
+		b.WriteString(string(task.Status) + " " + task.Text + "\n")
+	}
+	return b.String()
+}
+
+// taskBox shows the task list, each task in the colour of its status.
+func (t *Terminal) taskBox(tasks []parser.Task) {
+	var lines []string
+	var colours []*color.Color
+	for _, task := range tasks {
+		mark, c := "[ ]", (*color.Color)(nil)
 		switch task.Status {
 		case parser.Complete:
-			done++
+			mark, c = "[x]", t.green
 		case parser.InProgress:
-			if current == "" {
-				current = task.Text
-			}
+			mark, c = "[~]", t.yellow
+		}
+		for _, l := range wrap(mark+" "+task.Text, t.innerWidth()) {
+			lines = append(lines, l)
+			colours = append(colours, c)
 		}
 	}
-	s := t.cyan.Sprintf("tasks %d/%d", done, len(tasks))
-	if current != "" {
-		s += " " + t.clip(current, 14)
-	}
-	return s
+	t.boxLines("Task List", t.cyan, lines, colours)
 }
 
 func (t *Terminal) toolResult(r tools.Result) {
@@ -309,14 +364,29 @@ func (t *Terminal) toolResult(r tools.Result) {
 	switch {
 	case t.level == Quiet:
 		t.line(fmt.Sprintf("%s %s %s", c.Sprint(mark), r.Tool, t.clip(r.Summary, len(r.Tool)+4)))
-	case t.level >= Verbose:
-		t.line("  " + c.Sprint(mark))
-		t.block(r.Output, nil)
 	case r.Done:
-		// The summary is printed once, by Finished.
+		// DONE's input, the summary, is in its Tool box already.
+	case t.level >= Verbose:
+		t.box(resultTitle(r), c, r.Output, nil)
 	default:
-		t.line("  " + c.Sprint(mark) + " " + t.clip(firstLine(r.Output), 4))
+		t.box(resultTitle(r), c, head(r.Output, resultLines), nil)
 	}
+}
+
+func resultTitle(r tools.Result) string {
+	if r.OK {
+		return "Result"
+	}
+	return "Result: failed"
+}
+
+// head keeps the first n lines of text, saying how many were left out.
+func head(text string, n int) string {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	if len(lines) <= n {
+		return strings.Join(lines, "\n")
+	}
+	return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n… %d more lines (--verbose shows all)", len(lines)-n)
 }
 
 // audit shows the verdict in one line; verbose adds the auditor's steps
@@ -428,6 +498,18 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// withoutFences drops the code-fence lines of a tool input: markup, not
+// content, in a box.
+func withoutFences(input string) string {
+	var kept []string
+	for _, l := range strings.Split(strings.TrimSpace(input), "\n") {
+		if t := strings.TrimSpace(l); !strings.HasPrefix(t, "```") && !strings.HasPrefix(t, "~~~") {
+			kept = append(kept, l)
+		}
+	}
+	return strings.Join(kept, "\n")
 }
 
 // inputSummary is the first meaningful line of a tool input, skipping fences.

@@ -6,6 +6,7 @@
 package llmtest
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -38,6 +39,13 @@ type Response struct {
 
 	// Hang sends the first chunk, then waits for the client to go away.
 	Hang bool
+
+	// Respond, when set, builds this scripted answer from the request when
+	// its turn comes (e.g. to echo an id the client was just given). Unlike
+	// Server.Respond it runs outside the server's lock, so it may wait for a
+	// condition; it must give up when ctx (the request's) ends. The
+	// Respond of what it returns is ignored.
+	Respond func(ctx context.Context, req Request) Response
 }
 
 // Request is a request the server received.
@@ -202,6 +210,9 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		resp, s.script, ok = s.script[0], s.script[1:], true
 	}
 	s.mu.Unlock()
+	if resp.Respond != nil {
+		resp = resp.Respond(r.Context(), got)
+	}
 	if !ok {
 		resp = Response{Status: http.StatusBadRequest,
 			Body: `{"error":{"message":"llmtest: no scripted reply left","type":"invalid_request_error"}}`}

@@ -1,0 +1,38 @@
+package bgproc
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+)
+
+// onlyZombies reports whether every process of group pgid that /proc
+// shows is a zombie. When /proc cannot be read it reports false.
+func onlyZombies(pgid int) bool {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue // gone meanwhile
+		}
+		// pid (comm) state ppid pgrp …; comm may hold spaces and parentheses.
+		i := bytes.LastIndexByte(stat, ')')
+		if i < 0 {
+			continue
+		}
+		fields := bytes.Fields(stat[i+1:])
+		if len(fields) < 3 || string(fields[2]) != strconv.Itoa(pgid) {
+			continue
+		}
+		if state := fields[0][0]; state != 'Z' && state != 'X' {
+			return false
+		}
+	}
+	return true
+}

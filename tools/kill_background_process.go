@@ -1,0 +1,55 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/devagent/dev/bgproc"
+)
+
+// KillBackgroundTool stops a background process and its process group.
+type KillBackgroundTool struct{}
+
+// Name implements Tool.
+func (KillBackgroundTool) Name() string { return KillBackground }
+
+// Doc implements Tool.
+func (KillBackgroundTool) Doc() Doc {
+	return describe(KillBackground, "kill_background_process", struct{ GraceS int }{int(killGrace.Seconds())})
+}
+
+// Check implements Tool.
+func (KillBackgroundTool) Check(input string) error {
+	return checkProcID(KillBackground, KillBackgroundTool{}.Doc().Example, input)
+}
+
+// Run implements Tool.
+func (t KillBackgroundTool) Run(_ context.Context, env *Env, input string) Result {
+	id := procID(input)
+	res := Result{Tool: KillBackground, Summary: id}
+	if err := t.Check(input); err != nil {
+		return res.fail(err.Error())
+	}
+	if env.Background == nil {
+		return res.fail(unknownProc(id).Error())
+	}
+	r, err := env.Background.Kill(id)
+	if err != nil {
+		return res.fail(err.Error())
+	}
+	res.OK = true
+	var what string
+	switch {
+	case !r.WasRunning && r.Status == bgproc.Killed:
+		what = fmt.Sprintf("%s was already stopped (%s); nothing to do.", procName(r.Info), procState(r.Info))
+	case !r.WasRunning:
+		what = fmt.Sprintf("%s had already %s; nothing to stop.", procName(r.Info), procState(r.Info))
+	case r.Forced:
+		what = fmt.Sprintf("%s was killed after %s: %s.", procName(r.Info), runtimeText(r.Runtime), forcedHow(env.Background.Grace()))
+	default:
+		what = fmt.Sprintf("%s stopped on TERM after %s, with its whole process group.", procName(r.Info), runtimeText(r.Runtime))
+	}
+	res.Output = strings.TrimSpace(what + " " + newOutputText(r, "Output since the last read:", ""))
+	return res
+}

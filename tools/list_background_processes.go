@@ -1,0 +1,45 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// ListBackgroundTool lists the background processes.
+type ListBackgroundTool struct{}
+
+// Name implements Tool.
+func (ListBackgroundTool) Name() string { return ListBackground }
+
+// Doc implements Tool.
+func (ListBackgroundTool) Doc() Doc {
+	return describe(ListBackground, "list_background_processes", nil)
+}
+
+// Check implements Tool: any input is accepted and ignored.
+func (ListBackgroundTool) Check(string) error { return nil }
+
+// Run implements Tool.
+func (ListBackgroundTool) Run(_ context.Context, env *Env, _ string) Result {
+	res := Result{Tool: ListBackground, Summary: "background processes", OK: true}
+	if env.Background == nil {
+		res.Output = "No background processes."
+		return res
+	}
+	list := env.Background.List()
+	if len(list) == 0 {
+		res.Output = "No background processes."
+		return res
+	}
+	var b strings.Builder
+	for _, i := range list {
+		fmt.Fprintf(&b, "%s (%s", i.ID, procState(i))
+		if i.Unread > 0 {
+			fmt.Fprintf(&b, ", %s unread", formatSize(i.Unread))
+		}
+		fmt.Fprintf(&b, "): %s\n", oneLine(i.Command, 100))
+	}
+	res.Output = strings.TrimSuffix(b.String(), "\n")
+	return res
+}

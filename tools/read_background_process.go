@@ -1,0 +1,43 @@
+package tools
+
+import (
+	"context"
+
+	"github.com/devagent/dev/bgproc"
+)
+
+// ReadBackgroundTool reports a background process's state and new output.
+type ReadBackgroundTool struct{}
+
+// Name implements Tool.
+func (ReadBackgroundTool) Name() string { return ReadBackground }
+
+// Doc implements Tool.
+func (ReadBackgroundTool) Doc() Doc {
+	return describe(ReadBackground, "read_background_process", struct{ BufferKB int }{bgproc.BufferSize >> 10})
+}
+
+// Check implements Tool.
+func (ReadBackgroundTool) Check(input string) error {
+	return checkProcID(ReadBackground, ReadBackgroundTool{}.Doc().Example, input)
+}
+
+// Run implements Tool.
+func (t ReadBackgroundTool) Run(_ context.Context, env *Env, input string) Result {
+	id := procID(input)
+	res := Result{Tool: ReadBackground, Summary: id}
+	if err := t.Check(input); err != nil {
+		return res.fail(err.Error())
+	}
+	if env.Background == nil {
+		return res.fail(unknownProc(id).Error())
+	}
+	r, err := env.Background.Read(id)
+	if err != nil {
+		return res.fail(err.Error())
+	}
+	res.OK = true
+	res.Output = procName(r.Info) + ": " + procState(r.Info) + ". " +
+		newOutputText(r, "New output:", "No new output since the last read.")
+	return res
+}
