@@ -131,7 +131,8 @@ dev --session <uuid> [-p …]  continue (or create with that id) a specific sess
 dev sessions list            sessions, newest first
 dev sessions show <uuid>     a readable transcript of a session
 dev config                   open config.json in $VISUAL / $EDITOR
-dev config path              print the config file's path`,
+dev config path              print the config file's path
+dev doctor [--json]          check the model server and say what to change`,
 		Description: "With -p, stdout carries only the final answer (or, with --json, one JSON\n" +
 			"object per event and line); progress, warnings and errors go to stderr.\n\n" + exitCodesHelp,
 		HideVersion:     true,
@@ -175,6 +176,7 @@ dev config path              print the config file's path`,
 					{Name: "path", Usage: "print the config file's path", Action: d.configPath},
 				},
 			},
+			d.doctorCommand(),
 		},
 	}
 }

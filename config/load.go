@@ -34,6 +34,35 @@ func Load(dir string, env Env) (cfg Config, warnings []string, err error) {
 	if err != nil {
 		return Config{}, nil, ioError(path, "cannot read the configuration", err)
 	}
+	return finish(path, data, env)
+}
+
+// Read is Load for commands that must not write anything: a missing file
+// gives the defaults, with the environment overrides applied and validated,
+// and found false. Nothing is created.
+func Read(dir string, env Env) (cfg Config, found bool, warnings []string, err error) {
+	if env == nil {
+		env = os.Getenv
+	}
+	path := Path(dir)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		data, err = defaultFile()
+		if err != nil {
+			return Config{}, false, nil, err
+		}
+		cfg, warnings, err = finish(path, data, env)
+		return cfg, false, warnings, err
+	}
+	if err != nil {
+		return Config{}, false, nil, ioError(path, "cannot read the configuration", err)
+	}
+	cfg, warnings, err = finish(path, data, env)
+	return cfg, true, warnings, err
+}
+
+// finish parses the file's data, applies the environment and validates.
+func finish(path string, data []byte, env Env) (Config, []string, error) {
 	f, err := parse(path, data)
 	if err != nil {
 		return Config{}, nil, err

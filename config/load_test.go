@@ -479,3 +479,48 @@ func TestLoadCannotCreateDirectory(t *testing.T) {
 		t.Fatalf("Load error = %#v, want *Error with the cause", err)
 	}
 }
+
+func TestReadCreatesNothing(t *testing.T) {
+	t.Parallel()
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "dev-agent")
+	cfg, found, warnings, err := Read(dir, envMap(map[string]string{"DEV_MODEL": "qwen3"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Default()
+	want.Model = "qwen3"
+	if found || !reflect.DeepEqual(cfg, want) || len(warnings) != 0 {
+		t.Fatalf("Read = %+v, found %v, %q; want the defaults with DEV_MODEL, not found, no warnings", cfg, found, warnings)
+	}
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 0 {
+		t.Errorf("Read created %s", entries[0].Name())
+	}
+}
+
+func TestReadExistingFile(t *testing.T) {
+	t.Parallel()
+	dir := writeConfig(t, `{"model": "m", "maxContextTokens": 8192, "modle": "x"}`)
+	before, _ := os.ReadFile(Path(dir))
+	cfg, found, warnings, err := Read(dir, noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !found || cfg.Model != "m" || cfg.MaxContextTokens != 8192 || len(warnings) != 1 {
+		t.Fatalf("Read = %+v, found %v, %q", cfg, found, warnings)
+	}
+	after, _ := os.ReadFile(Path(dir))
+	if !bytes.Equal(before, after) {
+		t.Error("Read changed the file")
+	}
+
+	bad := writeConfig(t, `{"maxLoops": "many"}`)
+	var e *Error
+	if _, found, _, err := Read(bad, noEnv); !errors.As(err, &e) || e.Key != "maxLoops" || !found {
+		t.Errorf("Read of an invalid file = found %v, %v; want found and an *Error naming maxLoops", found, err)
+	}
+}

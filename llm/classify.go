@@ -164,6 +164,7 @@ var overflowWordings = []string{
 	"context length of only",             // LM Studio, same message
 	"mid-generation context overflow",    // LM Studio: "Reached context length of N tokens with model ..."
 	"exceeds context length",             // LM Studio, old: "Input length N exceeds context length M"
+	"does not fit in context length",     // LM Studio 0.4: "Input does not fit in context length. The input has N tokens, ..."
 }
 
 func isOverflow(se serverError, lower string) bool {
@@ -186,6 +187,7 @@ var (
 		regexp.MustCompile(`context length of only (\d+)`),                     // LM Studio
 		regexp.MustCompile(`reached context length of (\d+)`),                  // LM Studio
 		regexp.MustCompile(`exceeds context length (\d+)`),                     // LM Studio, old
+		regexp.MustCompile(`context length only supports (\d+)`),               // LM Studio 0.4
 		regexp.MustCompile(`context window of (\d+)`),                          // generic
 		regexp.MustCompile(`context (?:size|length|window) (?:is|of) (\d+)\b`), // generic
 	}
@@ -199,10 +201,12 @@ var (
 		regexp.MustCompile(`request \((\d+) tokens\) exceeds`),                    // llama.cpp
 		regexp.MustCompile(`keep the first (\d+) tokens`),                         // LM Studio
 		regexp.MustCompile(`input length (\d+) exceeds`),                          // LM Studio, old
+		regexp.MustCompile(`the input has (\d+) tokens`),                          // LM Studio 0.4
 		regexp.MustCompile(`requested (\d+) tokens`),                              // generic
 	}
-	// OpenRouter counts text input, tool input and output separately.
-	openRouterParts = regexp.MustCompile(`\((\d+) of text input, (?:(\d+) of tool input, )?(\d+) in the output\)`)
+	// OpenRouter counts text input, tool input and output separately; each
+	// part after the text input may be missing.
+	openRouterParts = regexp.MustCompile(`\((\d+) of text input(?:, (\d+) of tool input)?(?:, (\d+) in the output)?\)`)
 )
 
 func overflowNumbers(e *Error, se serverError) {

@@ -191,6 +191,11 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 	return reply, c.finish(err)
 }
 
+// StreamOptionsRejected reports whether the server rejected
+// stream_options.include_usage, so that requests now go without it (and
+// without usage, unless the server sends it anyway).
+func (c *Client) StreamOptionsRejected() bool { return c.noStreamOptions.Load() }
+
 func rejectsStreamOptions(err error) bool {
 	var e *Error
 	if !errors.As(err, &e) || e.Status < 400 || e.Status >= 500 {

@@ -316,10 +316,10 @@ func TestStreamBodies(t *testing.T) {
 		{name: "malformed chunk", body: "data: {\"choices\":[\n\n", wantErr: true, kind: KindServer, status: 200},
 		{name: "odd field types", body: `data: {"choices":[{"index":0,"delta":{"reasoning_text":"a","content":null}}]}` + "\n\n" +
 			`data: {"choices":[{"index":0,"delta":{"reasoning":{"x":1},"content":"b"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}` + "\n\n",
-			want: Reply{Content: "b", Reasoning: "a", FinishReason: "stop", Usage: usage(3, 2, 5)}},
+			want: Reply{Content: "b", Reasoning: "a", ReasoningField: FieldReasoningText, FinishReason: "stop", Usage: usage(3, 2, 5)}},
 		{name: "reasoning field order", body: `data: {"choices":[{"index":0,"delta":{"reasoning_content":"","reasoning":"r1","reasoning_text":"x"}}]}` + "\n\n" +
 			`data: {"choices":[{"index":0,"delta":{"reasoning_content":"r2","reasoning":"y"}}]}` + "\n\n" + chunkJSON("c", "stop"),
-			want: Reply{Content: "c", Reasoning: "r1r2", FinishReason: "stop"}},
+			want: Reply{Content: "c", Reasoning: "r1r2", ReasoningField: FieldReasoning, FinishReason: "stop"}}, // the first field seen
 		{name: "second choice ignored", body: `data: {"choices":[{"index":1,"delta":{"content":"other"}},{"index":0,"delta":{"content":"mine"},"finish_reason":"stop"}]}` + "\n\n",
 			want: Reply{Content: "mine", FinishReason: "stop"}},
 		{name: "json 200 error string", contentType: "application/json",

@@ -40,14 +40,21 @@ type ServerInfo struct {
 	// window is unknown: an endpoint and a field, e.g.
 	// "GET /props default_generation_settings.n_ctx".
 	Source string
+	// Version is the server's version or build when it says (Ollama's
+	// /api/version, llama.cpp's build_info), "" otherwise.
+	Version string
+	// Slots is llama.cpp's total_slots (requests it serves at once), 0 when
+	// unknown. Unless the server runs with a unified KV cache, -c is split
+	// among them, and Window is one slot's share.
+	Slots int
 }
 
 // Discover asks the server, once per client and model, what it is and how
 // large a context it gives model: vLLM's /v1/models max_model_len,
 // llama.cpp's /props n_ctx (per slot, which is what one request gets),
-// Ollama's /api/ps context_length of the loaded model, LM Studio's
-// /api/v1/models context_length of the loaded instance, and a context_length
-// in /v1/models (OpenRouter). The probes run together, bounded by
+// Ollama's /api/ps context_length of the loaded model (and /api/version),
+// LM Studio's /api/v1/models context_length of the loaded instance, and a
+// context_length in /v1/models (OpenRouter). The probes run together, bounded by
 // DiscoverTimeout; a probe that fails or times out only means less is known,
 // so Discover never returns an error. Paths other than /v1/models are taken
 // from the server root: the base URL without its trailing /v1.
@@ -65,6 +72,7 @@ func (c *Client) Discover(ctx context.Context, model string) ServerInfo {
 		func() probeResult { return c.probeProps(ctx, root+"/props") },
 		func() probeResult { return c.probeOllama(ctx, root+"/api/ps", model) },
 		func() probeResult { return c.probeLMStudio(ctx, root+"/api/v1/models", model) },
+		func() probeResult { return c.probeOllamaVersion(ctx, root+"/api/version") },
 	}
 	results := make([]probeResult, len(probes))
 	var wg sync.WaitGroup
@@ -90,9 +98,28 @@ type probeResult struct {
 	// generic marks a window from a field any server could send
 	// (context_length in /v1/models): used only when no probe names a server.
 	generic bool
+	version string
+	slots   int
 }
 
 func pickServer(results []probeResult) ServerInfo {
+	info := pickWindow(results)
+	// What other probes of the same server learned.
+	for _, r := range results {
+		if info.Kind == ServerUnknown || r.kind != info.Kind {
+			continue
+		}
+		if info.Version == "" {
+			info.Version = r.version
+		}
+		if info.Slots == 0 {
+			info.Slots = r.slots
+		}
+	}
+	return info
+}
+
+func pickWindow(results []probeResult) ServerInfo {
 	var info ServerInfo
 	for _, r := range results {
 		if r.kind != ServerUnknown && r.window > 0 {
@@ -178,11 +205,14 @@ func (c *Client) probeProps(ctx context.Context, url string) probeResult {
 		Settings *struct {
 			NCtx lenientInt `json:"n_ctx"`
 		} `json:"default_generation_settings"`
+		TotalSlots lenientInt    `json:"total_slots"`
+		BuildInfo  lenientString `json:"build_info"`
 	}
 	if !c.getJSON(ctx, url, &props) || props.Settings == nil {
 		return probeResult{}
 	}
-	return probeResult{kind: ServerLlamaCpp, window: int(props.Settings.NCtx), source: "GET /props default_generation_settings.n_ctx"}
+	return probeResult{kind: ServerLlamaCpp, window: int(props.Settings.NCtx), source: "GET /props default_generation_settings.n_ctx",
+		version: string(props.BuildInfo), slots: int(props.TotalSlots)}
 }
 
 // probeOllama reads Ollama's GET /api/ps: the context_length of the loaded
@@ -201,7 +231,7 @@ func (c *Client) probeOllama(ctx context.Context, url, model string) probeResult
 	}
 	r := probeResult{kind: ServerOllama, source: "GET /api/ps"}
 	for _, m := range *ps.Models {
-		if sameOllamaModel(m.Name, model) || sameOllamaModel(m.Model, model) {
+		if SameOllamaModel(m.Name, model) || SameOllamaModel(m.Model, model) {
 			r.window = int(m.ContextLength)
 			r.source = "GET /api/ps context_length"
 			break
@@ -210,8 +240,22 @@ func (c *Client) probeOllama(ctx context.Context, url, model string) probeResult
 	return r
 }
 
-// sameOllamaModel matches "qwen3" with "qwen3:latest".
-func sameOllamaModel(a, b string) bool {
+// probeOllamaVersion reads Ollama's GET /api/version, which answers whether
+// or not a model is loaded. A non-empty version is required: other servers
+// answer unknown paths with a 200 and an error object.
+func (c *Client) probeOllamaVersion(ctx context.Context, url string) probeResult {
+	var v struct {
+		Version lenientString `json:"version"`
+	}
+	if !c.getJSON(ctx, url, &v) || v.Version == "" {
+		return probeResult{}
+	}
+	return probeResult{kind: ServerOllama, source: "GET /api/version", version: string(v.Version)}
+}
+
+// SameOllamaModel reports whether two Ollama model names are the same model:
+// "qwen3" is "qwen3:latest".
+func SameOllamaModel(a, b string) bool {
 	norm := func(s string) string {
 		s = strings.ToLower(strings.TrimSpace(s))
 		if s != "" && !strings.Contains(s, ":") {

@@ -36,28 +36,33 @@ func TestDiscover(t *testing.T) {
 		want   ServerInfo
 	}{
 		{"vLLM", map[string]string{"GET /v1/models": "documented/vllm-models.txt"}, "Qwen/Qwen3-8B",
-			ServerInfo{ServerVLLM, 32768, "GET /v1/models max_model_len"}},
+			ServerInfo{Kind: ServerVLLM, Window: 32768, Source: "GET /v1/models max_model_len"}},
 		{"vLLM serves one model whatever the request calls it", map[string]string{"GET /v1/models": "documented/vllm-models.txt"}, "qwen",
-			ServerInfo{ServerVLLM, 32768, "GET /v1/models max_model_len"}},
+			ServerInfo{Kind: ServerVLLM, Window: 32768, Source: "GET /v1/models max_model_len"}},
 		{"Ollama model loaded, named without :latest", map[string]string{
-			"GET /v1/models": "ollama-0.17.4/models.txt", "GET /api/ps": "ollama-0.17.4/api-ps.txt"}, "tiny-loop",
-			ServerInfo{ServerOllama, 256, "GET /api/ps context_length"}},
+			"GET /v1/models": "ollama-0.17.4/models.txt", "GET /api/ps": "ollama-0.17.4/api-ps.txt",
+			"GET /api/version": "ollama-0.17.4/api-version.txt"}, "tiny-loop",
+			ServerInfo{Kind: ServerOllama, Window: 256, Source: "GET /api/ps context_length", Version: "0.17.4"}},
 		{"Ollama model not loaded: the server is known, the window is not", map[string]string{
 			"GET /v1/models": "ollama-0.17.4/models.txt", "GET /api/ps": "ollama-0.17.4/api-ps.txt"}, "tiny-agent",
-			ServerInfo{ServerOllama, 0, "GET /api/ps"}},
+			ServerInfo{Kind: ServerOllama, Source: "GET /api/ps"}},
+		{"Ollama known by its version alone", map[string]string{"GET /api/version": "ollama-0.17.4/api-version.txt"}, "tiny",
+			ServerInfo{Kind: ServerOllama, Source: "GET /api/version", Version: "0.17.4"}},
+		{"a version of another server is no Ollama", map[string]string{"GET /api/version": `{"error":"Unexpected endpoint or method. (GET /api/version)"}`}, "m",
+			ServerInfo{}},
 		{"llama.cpp n_ctx per slot, not times total_slots", map[string]string{"GET /props": "documented/llamacpp-props.txt"}, "m",
-			ServerInfo{ServerLlamaCpp, 8192, "GET /props default_generation_settings.n_ctx"}},
+			ServerInfo{Kind: ServerLlamaCpp, Window: 8192, Source: "GET /props default_generation_settings.n_ctx", Version: "b7120-3f9a0e1c2", Slots: 4}},
 		{"LM Studio model not loaded", map[string]string{"GET /api/v1/models": "documented/lmstudio-api-v1-models.txt"}, "openai/gpt-oss-20b",
-			ServerInfo{ServerLMStudio, 0, "GET /api/v1/models"}},
+			ServerInfo{Kind: ServerLMStudio, Source: "GET /api/v1/models"}},
 		{"OpenRouter context_length in the model list", map[string]string{
 			"GET /v1/models": `{"data":[{"id":"a/b","context_length":1000},{"id":"qwen/qwen3-coder","context_length":262144}]}`}, "qwen/qwen3-coder",
-			ServerInfo{ServerUnknown, 262144, "GET /v1/models context_length"}},
+			ServerInfo{Window: 262144, Source: "GET /v1/models context_length"}},
 		{"a specific server wins over a generic field", map[string]string{
 			"GET /v1/models": `{"data":[{"id":"m","context_length":1000000}]}`, "GET /props": "documented/llamacpp-props.txt"}, "m",
-			ServerInfo{ServerLlamaCpp, 8192, "GET /props default_generation_settings.n_ctx"}},
+			ServerInfo{Kind: ServerLlamaCpp, Window: 8192, Source: "GET /props default_generation_settings.n_ctx", Version: "b7120-3f9a0e1c2", Slots: 4}},
 		{"nothing answers", map[string]string{}, "m", ServerInfo{}},
 		{"garbage answers", map[string]string{"GET /props": `{"default_generation_settings":"no"}`, "GET /api/ps": `{"models":{}}`,
-			"GET /v1/models": `{"data":[{"id":"m","max_model_len":"lots"}]}`}, "m", ServerInfo{}},
+			"GET /v1/models": `{"data":[{"id":"m","max_model_len":"lots"}]}`, "GET /api/version": `{"version":7}`}, "m", ServerInfo{}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -102,8 +107,8 @@ func TestDiscoverProbesOnceAndSendsTheKey(t *testing.T) {
 	if first != second || first.Window != 8192 {
 		t.Errorf("Discover = %+v then %+v", first, second)
 	}
-	if n != 4 || calls.Load() != n {
-		t.Errorf("%d probe requests, then %d after a second Discover; want 4, then no more", n, calls.Load())
+	if n != 5 || calls.Load() != n {
+		t.Errorf("%d probe requests, then %d after a second Discover; want 5, then no more", n, calls.Load())
 	}
 	if unauthorised.Load() != 0 {
 		t.Errorf("%d probes without the API key", unauthorised.Load())

@@ -12,7 +12,10 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/devagent/dev/parser"
 )
 
 // fixture is one recorded HTTP response from testdata/servers (see its README).
@@ -65,16 +68,30 @@ func (f fixture) serve(w http.ResponseWriter) {
 }
 
 // replayServer answers chat completions with chat and GET /v1/models with
-// models (404 when models is nil).
-func replayServer(t *testing.T, chat, models *fixture) *httptest.Server {
+// models (404 when models is nil). When retry is not nil, chat answers only
+// requests that carry stream_options, and retry the others. Every chat
+// request's body is appended to *bodies when bodies is not nil.
+func replayServer(t *testing.T, chat, models, retry *fixture, bodies *[]map[string]any) *httptest.Server {
 	t.Helper()
+	var mu sync.Mutex
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
-		if chat == nil {
-			http.NotFound(w, r)
-			return
+		var body map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		if bodies != nil {
+			mu.Lock()
+			*bodies = append(*bodies, body)
+			mu.Unlock()
 		}
-		chat.serve(w)
+		_, withOptions := body["stream_options"]
+		switch {
+		case chat == nil:
+			http.NotFound(w, r)
+		case retry != nil && !withOptions:
+			retry.serve(w)
+		default:
+			chat.serve(w)
+		}
 	})
 	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, r *http.Request) {
 		if models == nil {
@@ -98,6 +115,8 @@ const (
 		"## Tool Choice\nWRITE_FILE\n\n## Tool Input\n\"hello.txt\"\n\n```text\nhello from a real server\n```\n\n" +
 		"## Tool Choice\nDONE\n\n## Tool Input\nWrote hello.txt."
 	reasoningR = "Okay, the user wants hello.txt. It already exists."
+	// reasoningCut is reasoning the output limit cut off before any content.
+	reasoningCut = "Okay, the user wants hello.txt. First I should check whether it exists, then decide whether to write it. Let me think about the format of the"
 )
 
 var ollamaModels = []string{"tiny-agent:latest", "tiny-loop:latest", "tiny-pass:latest", "tiny-think:latest", "tiny-tools:latest", "tiny:latest"}
@@ -108,7 +127,8 @@ type fixtureCase struct {
 	file string
 	// how the file is used: "chat" (Stream), "models" (Models), "discover"
 	// (Discover, the file served at path), "parse" (only checked to be a 200
-	// JSON body; /api/show and /api/version are read by later work).
+	// JSON body: /api/show's window is the trained maximum, which dev
+	// deliberately does not read).
 	use string
 
 	// discover: where the file is served, for which model, and the result.
@@ -116,6 +136,7 @@ type fixtureCase struct {
 	server      ServerInfo
 
 	content, reasoning, finish string
+	field                      string // the reasoning field, when there is reasoning
 	usage                      *Usage
 
 	err            bool
@@ -127,6 +148,14 @@ type fixtureCase struct {
 	maxTokensCause bool
 	modelsFile     string   // served at /v1/models
 	models         []string // expected Error.Models, or the result of Models
+
+	// retryFile answers requests without stream_options: the file is a
+	// rejection of stream_options, which the client must drop and remember.
+	retryFile string
+	// stripped, when not "", is what parser.StripThinking leaves of the
+	// content (trimmed): the reply the protocol parser sees, think blocks
+	// gone. thinking is the text it removed.
+	stripped, thinking string
 }
 
 func usage(p, c, t int) *Usage { return &Usage{PromptTokens: p, CompletionTokens: c, TotalTokens: t} }
@@ -147,23 +176,26 @@ var fixtureCases = []fixtureCase{
 	{file: "ollama-0.17.4/api-show.txt", use: "parse"},
 	{file: "ollama-0.17.4/api-ps.txt", use: "discover", path: "/api/ps", model: "tiny",
 		server: ServerInfo{Kind: ServerOllama, Window: 256, Source: "GET /api/ps context_length"}},
-	{file: "ollama-0.17.4/api-version.txt", use: "parse"},
+	{file: "ollama-0.17.4/api-version.txt", use: "discover", path: "/api/version", model: "tiny",
+		server: ServerInfo{Kind: ServerOllama, Source: "GET /api/version", Version: "0.17.4"}},
 	{file: "ollama-0.17.4/agent-reply-stream.txt", use: "chat", content: agentReply, finish: "stop", usage: usage(36, 43, 79)},
 	{file: "ollama-0.17.4/think-reply-stream.txt", use: "chat", content: "<think>I should write the file.</think>\n" + agentReply,
-		finish: "stop", usage: usage(36, 49, 85)},
+		finish: "stop", usage: usage(36, 49, 85), stripped: agentReply, thinking: "I should write the file."},
 
 	// documented: reconstructed shapes.
-	{file: "documented/llamacpp-stream-reasoning-content.txt", use: "chat", content: replyR, reasoning: reasoningR, finish: "stop", usage: usage(1213, 48, 1261)},
+	{file: "documented/llamacpp-stream-reasoning-content.txt", use: "chat", content: replyR, reasoning: reasoningR, field: FieldReasoningContent,
+		finish: "stop", usage: usage(1213, 48, 1261)},
 	{file: "documented/llamacpp-overflow-400.txt", use: "chat", err: true, kind: KindOverflow, status: 400,
 		message: "request (4390 tokens) exceeds the available context size (4096 tokens), try increasing it", contextLimit: 4096, promptTokens: 4390},
 	{file: "documented/llamacpp-old-stream-error-event.txt", use: "chat", err: true, kind: KindOverflow, status: 400,
 		message: "the request exceeds the available context size. try increasing the context size or enable context shift"},
 	{file: "documented/llamacpp-context-exceeded-500.txt", use: "chat", err: true, kind: KindOverflow, status: 500, message: "Context size has been exceeded."},
 	{file: "documented/llamacpp-props.txt", use: "discover", path: "/props", model: "any",
-		server: ServerInfo{Kind: ServerLlamaCpp, Window: 8192, Source: "GET /props default_generation_settings.n_ctx"}},
+		server: ServerInfo{Kind: ServerLlamaCpp, Window: 8192, Source: "GET /props default_generation_settings.n_ctx", Version: "b7120-3f9a0e1c2", Slots: 4}},
 	{file: "documented/llamacpp-jinja-role-alternation-500.txt", use: "chat", err: true, kind: KindBadRequest, status: 500,
 		message: "Jinja Exception: After the optional system message, conversation roles must alternate user and assistant roles except for tool calls and results."},
-	{file: "documented/vllm-stream-reasoning.txt", use: "chat", content: replyR, reasoning: reasoningR, finish: "stop", usage: usage(1188, 48, 1236)},
+	{file: "documented/vllm-stream-reasoning.txt", use: "chat", content: replyR, reasoning: reasoningR, field: FieldReasoning,
+		finish: "stop", usage: usage(1188, 48, 1236)},
 	{file: "documented/vllm-overflow-400-old.txt", use: "chat", err: true, kind: KindOverflow, status: 400,
 		message:      "This model's maximum context length is 131072 tokens. However, you requested 156632 tokens (152536 in the messages, 4096 in the completion). Please reduce the length of the messages or completion.",
 		contextLimit: 131072, promptTokens: 152536},
@@ -172,7 +204,8 @@ var fixtureCases = []fixtureCase{
 		contextLimit: 2048, promptTokens: 8, maxTokensCause: true},
 	{file: "documented/vllm-models.txt", use: "models", models: []string{"Qwen/Qwen3-8B"}},
 	{file: "documented/lmstudio-stream-inline-think.txt", use: "chat",
-		content: "<think>\n" + reasoningR + "\n</think>\n\n" + replyR, finish: "stop"}, // zero usage: unknown
+		content: "<think>\n" + reasoningR + "\n</think>\n\n" + replyR, finish: "stop", // zero usage: unknown
+		stripped: replyR, thinking: reasoningR},
 	{file: "documented/lmstudio-api-v1-models.txt", use: "discover", path: "/api/v1/models", model: "qwen/qwen3-8b",
 		server: ServerInfo{Kind: ServerLMStudio, Window: 16384, Source: "GET /api/v1/models loaded_instances[].config.context_length"}},
 	{file: "documented/lmstudio-empty-stream.txt", use: "chat", finish: "stop", usage: usage(36104, 0, 36104)},
@@ -182,6 +215,25 @@ var fixtureCases = []fixtureCase{
 	{file: "documented/stream-data-keepalive.txt", use: "chat", content: replyR, finish: "stop"},
 	{file: "documented/stream-id-lines-ping.txt", use: "chat", content: replyR, finish: "stop"},
 	{file: "documented/ollama-old-finish-reason-empty.txt", use: "chat", content: replyR, finish: "stop"},
+	{file: "documented/azure-stream-options-rejected-400.txt", use: "chat", retryFile: "ollama-0.17.4/stream-no-usage.txt",
+		content: replyT, finish: "stop"}, // no usage: the retry asks for none
+	{file: "documented/copilot-stream-reasoning-text.txt", use: "chat", content: replyR, reasoning: reasoningR, field: FieldReasoningText,
+		finish: "stop", usage: usage(1205, 62, 1267)},
+	{file: "documented/vllm-stream-orphan-think-close.txt", use: "chat", content: reasoningR + "\n</think>\n\n" + replyR,
+		finish: "stop", usage: usage(1187, 64, 1251), stripped: replyR, thinking: reasoningR},
+	{file: "documented/lmstudio-stream-error-event-overflow.txt", use: "chat", err: true, kind: KindOverflow, status: 200,
+		message:      "Input does not fit in context length. The input has 31430 tokens, but the context length only supports 30000 tokens.",
+		contextLimit: 30000, promptTokens: 31430},
+	{file: "documented/openrouter-overflow-400.txt", use: "chat", err: true, kind: KindOverflow, status: 400,
+		message:      "This endpoint's maximum context length is 200000 tokens. However, you requested about 201326 tokens (197771 of text input, 3555 of tool input). Please reduce the length of either one, or use the \"middle-out\" transform to compress your prompt automatically.",
+		contextLimit: 200000, promptTokens: 201326},
+	{file: "documented/openrouter-overflow-max-tokens-400.txt", use: "chat", err: true, kind: KindOverflow, status: 400,
+		message:      "This endpoint's maximum context length is 131072 tokens. However, you requested about 141607 tokens (10535 of text input, 131072 in the output). Please reduce the length of either one, or use the \"middle-out\" transform to compress your prompt automatically.",
+		contextLimit: 131072, promptTokens: 10535, maxTokensCause: true},
+	{file: "documented/vllm-unknown-model-404.txt", use: "chat", err: true, kind: KindModelNotFound, status: 404,
+		message: "The model `qwen3` does not exist.", modelsFile: "documented/vllm-models.txt", models: []string{"Qwen/Qwen3-8B"}},
+	{file: "documented/stream-reasoning-exhausts-max-tokens.txt", use: "chat", reasoning: reasoningCut, field: FieldReasoning,
+		finish: "length", usage: usage(1188, 32, 1220)},
 }
 
 func TestFixturesAllCovered(t *testing.T) {
@@ -217,7 +269,7 @@ func TestFixtures(t *testing.T) {
 					t.Fatalf("status %d, valid JSON %v", f.status, json.Valid(f.body))
 				}
 			case "models":
-				srv := replayServer(t, nil, &f)
+				srv := replayServer(t, nil, &f, nil, nil)
 				got, err := New(Config{BaseURL: srv.URL + "/v1"}).Models(context.Background())
 				if err != nil {
 					t.Fatal(err)
@@ -237,8 +289,16 @@ func TestFixtures(t *testing.T) {
 					m := loadFixture(t, tc.modelsFile)
 					models = &m
 				}
-				srv := replayServer(t, &f, models)
-				checkChat(t, srv.URL+"/v1", tc)
+				var retry *fixture
+				if tc.retryFile != "" {
+					r := loadFixture(t, tc.retryFile)
+					retry = &r
+				}
+				var bodies []map[string]any
+				srv := replayServer(t, &f, models, retry, &bodies)
+				client := New(Config{BaseURL: srv.URL + "/v1"})
+				checkChat(t, client, srv.URL+"/v1", tc)
+				checkRetry(t, client, bodies, tc)
 			default:
 				t.Fatalf("unknown use %q", tc.use)
 			}
@@ -246,10 +306,10 @@ func TestFixtures(t *testing.T) {
 	}
 }
 
-func checkChat(t *testing.T, baseURL string, tc fixtureCase) {
+func checkChat(t *testing.T, client *Client, baseURL string, tc fixtureCase) {
 	t.Helper()
 	var deltas Delta
-	reply, err := New(Config{BaseURL: baseURL}).Stream(context.Background(), Request{
+	reply, err := client.Stream(context.Background(), Request{
 		Model:    "m",
 		Messages: []Message{{Role: RoleUser, Content: "Hi"}},
 	}, func(d Delta) {
@@ -283,12 +343,48 @@ func checkChat(t *testing.T, baseURL string, tc fixtureCase) {
 	if err != nil {
 		t.Fatalf("Stream: %v", err)
 	}
-	want := Reply{Content: tc.content, Reasoning: tc.reasoning, FinishReason: tc.finish, Usage: tc.usage}
+	want := Reply{Content: tc.content, Reasoning: tc.reasoning, ReasoningField: tc.field, FinishReason: tc.finish, Usage: tc.usage}
 	if !reflect.DeepEqual(reply, want) {
 		t.Errorf("reply:\n got %s\nwant %s", dump(reply), dump(want))
 	}
 	if deltas.Content != tc.content || deltas.Reasoning != tc.reasoning {
 		t.Errorf("deltas joined = %q / %q, want %q / %q", deltas.Content, deltas.Reasoning, tc.content, tc.reasoning)
+	}
+	content, thinking := parser.StripThinking(reply.Content)
+	wantContent := tc.stripped
+	if wantContent == "" {
+		wantContent = tc.content // no think block: nothing to strip
+	}
+	if strings.TrimSpace(content) != wantContent || thinking != tc.thinking {
+		t.Errorf("StripThinking = %q / %q, want %q / %q", content, thinking, wantContent, tc.thinking)
+	}
+}
+
+// checkRetry checks what the client sent: stream_options once, then (after
+// a rejection) a request without it, remembered by the client.
+func checkRetry(t *testing.T, client *Client, bodies []map[string]any, tc fixtureCase) {
+	t.Helper()
+	want := 1
+	if tc.retryFile != "" {
+		want = 2
+	}
+	if len(bodies) != want {
+		t.Fatalf("%d requests, want %d", len(bodies), want)
+	}
+	if _, ok := bodies[0]["stream_options"]; !ok {
+		t.Error("the first request has no stream_options")
+	}
+	if tc.retryFile == "" {
+		if client.StreamOptionsRejected() {
+			t.Error("StreamOptionsRejected after a server that did not reject it")
+		}
+		return
+	}
+	if _, ok := bodies[1]["stream_options"]; ok {
+		t.Error("the retry still carries stream_options")
+	}
+	if !client.StreamOptionsRejected() {
+		t.Error("the client does not remember the rejection")
 	}
 }
 

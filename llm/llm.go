@@ -42,14 +42,20 @@ type Request struct {
 type Delta struct {
 	Content   string
 	Reasoning string
+	// ReasoningField names the field Reasoning came in (FieldReasoning...),
+	// "" when there is none.
+	ReasoningField string
 }
 
 // Reply is a complete streamed reply.
 type Reply struct {
-	Content      string // raw content, <think> blocks included
-	Reasoning    string // from reasoning_content / reasoning / reasoning_text
-	FinishReason string // "stop", "length", ... ("" when the server sent none)
-	Usage        *Usage // nil when the server sent none, or only zeros
+	Content   string // raw content, <think> blocks included
+	Reasoning string // from reasoning_content / reasoning / reasoning_text
+	// ReasoningField names the field Reasoning came in (FieldReasoning...),
+	// "" when there was none. Inline <think> blocks stay in Content.
+	ReasoningField string
+	FinishReason   string // "stop", "length", ... ("" when the server sent none)
+	Usage          *Usage // nil when the server sent none, or only zeros
 }
 
 // Config configures a Client.

@@ -17,13 +17,24 @@ type wireMessage struct {
 	ReasoningText    lenientString `json:"reasoning_text"`
 }
 
-func (m wireMessage) reasoning() string {
-	for _, r := range []lenientString{m.ReasoningContent, m.Reasoning, m.ReasoningText} {
-		if r != "" {
-			return string(r)
+// Reasoning fields, in the order a delta's are tried.
+const (
+	FieldReasoningContent = "reasoning_content"
+	FieldReasoning        = "reasoning"
+	FieldReasoningText    = "reasoning_text"
+)
+
+// reasoning returns the first non-empty reasoning field and its name.
+func (m wireMessage) reasoning() (text, field string) {
+	for _, f := range []struct {
+		v    lenientString
+		name string
+	}{{m.ReasoningContent, FieldReasoningContent}, {m.Reasoning, FieldReasoning}, {m.ReasoningText, FieldReasoningText}} {
+		if f.v != "" {
+			return string(f.v), f.name
 		}
 	}
-	return ""
+	return "", ""
 }
 
 type wireChoice struct {
@@ -48,11 +59,12 @@ type wireChunk struct {
 
 // replyBuilder gathers a reply from chunks.
 type replyBuilder struct {
-	onDelta   func(Delta)
-	content   strings.Builder
-	reasoning strings.Builder
-	finish    string
-	usage     *Usage
+	onDelta        func(Delta)
+	content        strings.Builder
+	reasoning      strings.Builder
+	reasoningField string // the first field reasoning came in
+	finish         string
+	usage          *Usage
 }
 
 // add takes one payload. Payloads that are not JSON objects (`data: :
@@ -75,9 +87,13 @@ func (b *replyBuilder) add(payload []byte) (errPayload []byte, err error) {
 			continue // dev never asks for n > 1
 		}
 		for _, m := range []wireMessage{c.Delta, c.Message} {
-			d := Delta{Content: string(m.Content), Reasoning: m.reasoning()}
+			reasoning, field := m.reasoning()
+			d := Delta{Content: string(m.Content), Reasoning: reasoning, ReasoningField: field}
 			if d.Content == "" && d.Reasoning == "" {
 				continue
+			}
+			if b.reasoningField == "" {
+				b.reasoningField = field
 			}
 			b.content.WriteString(d.Content)
 			b.reasoning.WriteString(d.Reasoning)
@@ -107,9 +123,10 @@ func (b *replyBuilder) started() bool {
 
 func (b *replyBuilder) reply() Reply {
 	return Reply{
-		Content:      b.content.String(),
-		Reasoning:    b.reasoning.String(),
-		FinishReason: b.finish,
-		Usage:        b.usage,
+		Content:        b.content.String(),
+		Reasoning:      b.reasoning.String(),
+		ReasoningField: b.reasoningField,
+		FinishReason:   b.finish,
+		Usage:          b.usage,
 	}
 }

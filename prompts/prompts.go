@@ -2,8 +2,8 @@
 // worker's system prompt (protocol, tools, mode, project context, AGENTS.md
 // instructions), the request wrapper, the format reminder, and the texts of
 // context compression (the summarisation prompt, the message that replaces a
-// compressed history). Templates are embedded markdown files rendered with
-// text/template.
+// compressed history), and the probes of dev doctor. Templates are embedded
+// markdown files rendered with text/template.
 package prompts
 
 import (

@@ -200,3 +200,19 @@ func TestCompressed(t *testing.T) {
 		t.Errorf("the original request is repeated as the current one:\n%s", got)
 	}
 }
+
+func TestDoctorProtocol(t *testing.T) {
+	t.Parallel()
+	system, request := DoctorProtocol()
+	for _, want := range []string{"# Agent Response\n\n## Thoughts\n", "## Tool Choice\nTOOL_NAME\n", "## DONE\nEnds the task.", "Example input:\nOK"} {
+		if !strings.Contains(system, want) {
+			t.Errorf("protocol probe prompt lacks %q:\n%s", want, system)
+		}
+	}
+	if strings.Contains(system, "{{") || strings.Contains(system, "\n\n\n") {
+		t.Errorf("protocol probe prompt is not rendered cleanly:\n%q", system)
+	}
+	if request != "<user_request>\nReply with the template: tool DONE, input OK.\n</user_request>" {
+		t.Errorf("request = %q", request)
+	}
+}

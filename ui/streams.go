@@ -1,6 +1,6 @@
 // Package ui renders loop events for people and programs: the terminal
 // renderer (progress on stderr, spinner and colours only on a terminal) and
-// the JSON-lines renderer. It owns the process's streams and their
+// the JSON-lines renderer; and dev doctor's report, as text or JSON. It owns the process's streams and their
 // terminal-ness; nothing else in dev writes to the terminal.
 package ui
 
@@ -21,6 +21,7 @@ type Streams struct {
 
 	InTTY, OutTTY, ErrTTY bool
 	Color                 bool // colour on stderr
+	OutColor              bool // colour on stdout (a command's own output, e.g. dev doctor's report)
 	Unicode               bool // the locale can show box-drawing and braille characters
 	Width                 int  // of the terminal on stderr; 80 when unknown
 }
@@ -28,8 +29,8 @@ type Streams struct {
 // Env looks up an environment variable.
 type Env func(string) string
 
-// System returns the real streams, with colour off when NO_COLOR is set or
-// stderr is not a terminal.
+// System returns the real streams, with colour off when NO_COLOR is set,
+// TERM is dumb, or the stream is not a terminal.
 func System(env Env) *Streams {
 	s := &Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Width: 80}
 	s.InTTY = term.IsTerminal(int(os.Stdin.Fd()))
@@ -42,6 +43,7 @@ func System(env Env) *Streams {
 	}
 	_, noColor := lookup(env, "NO_COLOR")
 	s.Color = s.ErrTTY && !noColor && env("TERM") != "dumb"
+	s.OutColor = s.OutTTY && !noColor && env("TERM") != "dumb"
 	s.Unicode = unicodeLocale(env)
 	return s
 }

@@ -1,7 +1,8 @@
 // Package llmtest is a scripted OpenAI-compatible chat server for tests and
 // benchmarks: it streams the replies it is given, in order (or those a
 // responder function picks for each request), records every request it
-// receives, and answers extra endpoints (/props, /api/ps, ...) as told.
+// receives, answers extra endpoints (/props, /api/ps, ...) as told, and can
+// impersonate llama.cpp, vLLM, Ollama and LM Studio (see Impersonate).
 package llmtest
 
 import (
@@ -20,10 +21,15 @@ import (
 
 // Response is one scripted answer to a chat completion request.
 type Response struct {
-	Content      string // streamed in small chunks
-	Reasoning    string // streamed first, as reasoning_content
-	FinishReason string // default "stop"
-	Usage        *llm.Usage
+	Content   string // streamed in small chunks
+	Reasoning string // streamed first, in the server's reasoning field
+	// ReasoningField names the field Reasoning streams in; "" uses the
+	// server's (reasoning_content unless Impersonate chose another).
+	ReasoningField string
+	FinishReason   string // default "stop"
+	// Usage is sent in a last chunk when the request asked for it
+	// (stream_options.include_usage), as servers do.
+	Usage *llm.Usage
 
 	// Status, when not 0, answers with this HTTP status, Body and Header
 	// instead of a stream.
@@ -60,6 +66,13 @@ type Server struct {
 	hanging  chan struct{}
 	respond  func(Request) (Response, bool)
 	routes   map[string]route
+
+	reasoningField      string // default reasoning field of streams
+	rejectStreamOptions bool
+	// unknownModel, when set, answers a chat request for a model the
+	// server does not serve (status and body); serves decides.
+	unknownModel func(model string) (int, string)
+	serves       func(model string) bool
 }
 
 type route struct {
@@ -69,7 +82,7 @@ type route struct {
 
 // New starts a server offering models (GET /v1/models).
 func New(models ...string) *Server {
-	s := &Server{models: models, hanging: make(chan struct{}, 16), routes: map[string]route{}}
+	s := &Server{models: models, hanging: make(chan struct{}, 16), routes: map[string]route{}, reasoningField: llm.FieldReasoningContent}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.chat)
 	mux.HandleFunc("GET /v1/models", s.listModels)
@@ -135,10 +148,22 @@ func (s *Server) Requests() []Request {
 // Hanging receives a value each time a Hang response has sent its first chunk.
 func (s *Server) Hanging() <-chan struct{} { return s.hanging }
 
+// RejectStreamOptions makes the server answer a chat request that carries
+// stream_options with a 400, as Azure OpenAI did before API version
+// 2024-09-01-preview. Such requests are recorded too.
+func (s *Server) RejectStreamOptions() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rejectStreamOptions = true
+}
+
 func (s *Server) listModels(w http.ResponseWriter, r *http.Request) {
 	if s.serveRoute(w, r) {
 		return
 	}
+	s.mu.Lock()
+	models := append([]string(nil), s.models...)
+	s.mu.Unlock()
 	type model struct {
 		ID     string `json:"id"`
 		Object string `json:"object"`
@@ -147,7 +172,7 @@ func (s *Server) listModels(w http.ResponseWriter, r *http.Request) {
 		Object string  `json:"object"`
 		Data   []model `json:"data"`
 	}{Object: "list", Data: []model{}}
-	for _, m := range s.models {
+	for _, m := range models {
 		list.Data = append(list.Data, model{m, "model"})
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -157,8 +182,11 @@ func (s *Server) listModels(w http.ResponseWriter, r *http.Request) {
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	var req struct {
-		Model    string        `json:"model"`
-		Messages []llm.Message `json:"messages"`
+		Model         string        `json:"model"`
+		Messages      []llm.Message `json:"messages"`
+		StreamOptions *struct {
+			IncludeUsage bool `json:"include_usage"`
+		} `json:"stream_options"`
 	}
 	var raw map[string]any
 	_ = json.Unmarshal(body, &req)
@@ -168,7 +196,14 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	s.requests = append(s.requests, got)
 	var resp Response
 	ok := false
-	if s.respond != nil {
+	switch {
+	case s.rejectStreamOptions && req.StreamOptions != nil:
+		resp, ok = Response{Status: http.StatusBadRequest,
+			Body: `{"error":{"code":null,"message":"Unrecognized request argument supplied: stream_options","param":null,"type":"invalid_request_error"}}`}, true
+	case s.unknownModel != nil && !s.serves(req.Model):
+		status, body := s.unknownModel(req.Model)
+		resp, ok = Response{Status: status, Body: body}, true
+	case s.respond != nil:
 		resp, ok = s.respond(got)
 	}
 	if !ok && len(s.script) > 0 {
@@ -193,6 +228,14 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, resp.Body)
 		return
 	}
+	if req.StreamOptions == nil || !req.StreamOptions.IncludeUsage {
+		resp.Usage = nil
+	}
+	if resp.ReasoningField == "" {
+		s.mu.Lock()
+		resp.ReasoningField = s.reasoningField
+		s.mu.Unlock()
+	}
 	s.stream(w, r, req.Model, resp)
 }
 
@@ -213,7 +256,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, model string, re
 		}
 	}
 	for _, piece := range pieces(resp.Reasoning) {
-		send(chunk(map[string]any{"reasoning_content": piece}, nil))
+		send(chunk(map[string]any{resp.ReasoningField: piece}, nil))
 	}
 	parts := pieces(resp.Content)
 	if resp.Hang {

@@ -1,0 +1,163 @@
+// Package doctor checks a chat server against what dev needs and says what
+// to change: whether it answers, which server it is, whether it serves the
+// model, the context window it really gives, how it streams (first token,
+// usage, reasoning, stream_options), whether its chat template accepts the
+// conversation shape dev sends, and whether the model answers in the
+// protocol's template. Run returns a Report; it never prints and never
+// writes anything.
+package doctor
+
+import (
+	"context"
+	"time"
+)
+
+// Status is a check's outcome.
+type Status string
+
+// Statuses, from good to bad; Skip is a check that could not run.
+const (
+	OK   Status = "ok"
+	Warn Status = "warn"
+	Fail Status = "fail"
+	Skip Status = "skip"
+)
+
+// Names of the checks, in report order.
+const (
+	CheckConfig    = "config"
+	CheckReachable = "reachable"
+	CheckServer    = "server"
+	CheckModel     = "model"
+	CheckContext   = "context"
+	CheckStreaming = "streaming"
+	CheckReasoning = "reasoning"
+	CheckRoles     = "roles"
+	CheckProtocol  = "protocol"
+)
+
+var checkOrder = []string{CheckConfig, CheckReachable, CheckServer, CheckModel, CheckContext,
+	CheckStreaming, CheckReasoning, CheckRoles, CheckProtocol}
+
+// Check is one line of the report.
+type Check struct {
+	Name   string `json:"name"`
+	Status Status `json:"status"`
+	Detail string `json:"detail"`        // what was found, one line
+	Fix    string `json:"fix,omitempty"` // what to change, one line; "" when nothing
+}
+
+// Facts are the measurements behind the checks, for scripts. Fields that
+// were not measured are left out of the JSON.
+type Facts struct {
+	Server        string   `json:"server,omitempty"` // "llama.cpp", "vLLM", "Ollama", "LM Studio", "OpenAI", "OpenRouter" or "generic"
+	Version       string   `json:"version,omitempty"`
+	Models        []string `json:"models,omitempty"`
+	ModelsSeconds *float64 `json:"modelsSeconds,omitempty"` // GET /models round trip
+	// ContextWindow is what the server reports (0: it does not say), and
+	// WorkingWindow what dev works with: the smaller of that and
+	// maxContextTokens.
+	ContextWindow       int      `json:"contextWindow,omitempty"`
+	ContextWindowSource string   `json:"contextWindowSource,omitempty"`
+	WorkingWindow       int      `json:"workingWindow,omitempty"`
+	FirstTokenSeconds   *float64 `json:"firstTokenSeconds,omitempty"`
+	Usage               *bool    `json:"usage,omitempty"` // the stream reported token usage
+	StreamOptions       *bool    `json:"streamOptionsAccepted,omitempty"`
+	// ReasoningField is where reasoning came: "reasoning_content",
+	// "reasoning", "reasoning_text", "<think>" (inline in the content),
+	// or "" when none was seen.
+	ReasoningField   string   `json:"reasoningField,omitempty"`
+	ProtocolParsed   *bool    `json:"protocolParsed,omitempty"`
+	ProtocolTokens   int      `json:"protocolTokens,omitempty"`
+	ProtocolSeconds  *float64 `json:"protocolSeconds,omitempty"`
+	ProtocolEstimate bool     `json:"protocolTokensEstimated,omitempty"` // no usage: ProtocolTokens counts 4 bytes per token
+}
+
+// Report is the outcome of Run.
+type Report struct {
+	APIURL     string  `json:"apiUrl"`
+	Model      string  `json:"model"`
+	ConfigFile string  `json:"configFile"`
+	OK         bool    `json:"ok"` // no check failed
+	Checks     []Check `json:"checks"`
+	Facts      Facts   `json:"facts"`
+}
+
+// Failed reports whether a check failed.
+func (r Report) Failed() bool { return r.Count(Fail) > 0 }
+
+// Count is the number of checks with status s.
+func (r Report) Count(s Status) int {
+	n := 0
+	for _, c := range r.Checks {
+		if c.Status == s {
+			n++
+		}
+	}
+	return n
+}
+
+// Check returns the check called name, and whether there is one.
+func (r Report) Check(name string) (Check, bool) {
+	for _, c := range r.Checks {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return Check{}, false
+}
+
+// Config is what Run checks: the settings dev would run with, and how the
+// configuration file fared.
+type Config struct {
+	APIURL, APIKey, Model string
+	MaxContextTokens      int
+	Temperature           *float64 // sent as the run would send them
+	MaxTokens             *int
+
+	File      string   // config.json's path, named in fixes
+	FileFound bool     // false: no file, the defaults are in use
+	Warnings  []string // about the file (unknown keys, ...)
+	// Err is a configuration dev cannot use: it is the only check that
+	// runs.
+	Err error
+
+	Timeouts Timeouts // zero fields take the defaults
+}
+
+// Timeouts bound each probe. A dead server costs at most Reach; a live one
+// at most the sum (plus llm.DiscoverTimeout).
+type Timeouts struct {
+	Reach    time.Duration // GET /models
+	Stream   time.Duration // the one-token request (may include loading the model)
+	Roles    time.Duration // the one-token request in the protocol's shape
+	Protocol time.Duration // the protocol probe's whole reply
+}
+
+// Default probe timeouts.
+const (
+	DefaultReach    = 5 * time.Second
+	DefaultStream   = 15 * time.Second
+	DefaultRoles    = 10 * time.Second
+	DefaultProtocol = 20 * time.Second
+)
+
+func (t Timeouts) withDefaults() Timeouts {
+	or := func(d, def time.Duration) time.Duration {
+		if d > 0 {
+			return d
+		}
+		return def
+	}
+	return Timeouts{or(t.Reach, DefaultReach), or(t.Stream, DefaultStream), or(t.Roles, DefaultRoles), or(t.Protocol, DefaultProtocol)}
+}
+
+// Run checks the server of cfg. Every probe is bounded by its timeout and
+// by ctx: when ctx ends, the checks not yet made are skipped. Run sends a
+// few tiny chat requests and reads the server's status endpoints; it writes
+// nothing.
+func Run(ctx context.Context, cfg Config) Report {
+	d := newDoctor(cfg)
+	d.run(ctx)
+	return d.report()
+}

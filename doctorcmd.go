@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/devagent/dev/config"
+	"github.com/devagent/dev/doctor"
+	"github.com/devagent/dev/ui"
+)
+
+// doctorCommand is `dev doctor`: check the configured server and say what
+// to change.
+func (d *devCmd) doctorCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "doctor",
+		Usage: "check the model server against what dev needs, and say what to change",
+		Description: "Reads the configuration (without creating it), then probes apiUrl: reachable, server kind,\n" +
+			"model, context window, streaming, reasoning, chat-template roles, and one reply in dev's template.\n" +
+			"Exits 0 when no check failed, 1 otherwise. Writes nothing.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "check `MODEL` instead of the configured one"},
+			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
+		},
+		Action: d.doctor,
+	}
+}
+
+func (d *devCmd) doctor(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usagef("dev doctor takes no arguments (got %q)", c.Args().First())
+	}
+	dir, err := config.Dir(config.Env(d.env))
+	if err != nil {
+		return fmt.Errorf("finding the config directory: %w", err)
+	}
+	cfg, found, warnings, err := config.Read(dir, config.Env(d.env))
+	if m := c.String("model"); m != "" {
+		cfg.Model = m
+	}
+	dc := doctor.Config{
+		APIURL: cfg.APIURL, APIKey: cfg.APIKey, Model: cfg.Model,
+		MaxContextTokens: cfg.MaxContextTokens, Temperature: cfg.Temperature, MaxTokens: cfg.MaxTokens,
+		File: config.Path(dir), FileFound: found, Warnings: warnings, Err: err,
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-d.interrupts: // every probe ends with ctx, so one Ctrl+C is enough
+			cancel()
+		case <-done:
+		}
+	}()
+	report := doctor.Run(ctx, dc)
+
+	if c.Bool("json") {
+		err = ui.DoctorJSON(d.streams.Out, report)
+	} else {
+		err = ui.Doctor(d.streams, report)
+	}
+	switch {
+	case err != nil:
+		return fmt.Errorf("writing the report: %w", err)
+	case ctx.Err() != nil:
+		return &exitError{exitInterrupted}
+	case report.Failed():
+		return &exitError{exitFailure}
+	}
+	return nil
+}

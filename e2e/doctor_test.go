@@ -1,0 +1,200 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/devagent/dev/llm"
+	"github.com/devagent/dev/llm/llmtest"
+)
+
+// probeAnswers answers dev doctor's probes as a healthy model does: one
+// token to the one-token requests, the template with DONE to the protocol
+// probe.
+func probeAnswers(reasoning string) func(llmtest.Request) (llmtest.Response, bool) {
+	return func(req llmtest.Request) (llmtest.Response, bool) {
+		if n, _ := req.Raw["max_tokens"].(float64); n == 1 {
+			return llmtest.Response{Content: "OK", FinishReason: "length", Usage: &llm.Usage{PromptTokens: 12, CompletionTokens: 1, TotalTokens: 13}}, true
+		}
+		return llmtest.Response{Reasoning: reasoning, Content: llmtest.Reply("Answering with the template.", "DONE", "OK"),
+			Usage: &llm.Usage{PromptTokens: 201, CompletionTokens: 24, TotalTokens: 225}}, true
+	}
+}
+
+// homeFiles lists what is in the config home, recursively.
+func (w *world) homeFiles() []string {
+	w.t.Helper()
+	var files []string
+	filepath.WalkDir(w.home, func(p string, d os.DirEntry, err error) error {
+		if err == nil && p != w.home {
+			rel, _ := filepath.Rel(w.home, p)
+			files = append(files, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	return files
+}
+
+func TestDoctorLlamaCpp(t *testing.T) {
+	w := newWorld(t, nil)
+	w.srv.Impersonate(llmtest.LlamaCpp, 8192)
+	w.srv.Respond(probeAnswers("The user wants DONE."))
+	config := w.readHome("config.json")
+	r := w.run("doctor")
+	r.expect(t, 0)
+	for _, want := range []string{
+		"dev doctor: " + w.srv.BaseURL() + ", model mock-model\n",
+		"  ok    reachable  GET /v1/models answered in ",
+		"  ok    server     llama.cpp b7120-3f9a0e1c2 (GET /props)\n",
+		"  ok    model      mock-model is served (2 models listed)\n",
+		"  warn  context    8,192 tokens per request (GET /props default_generation_settings.n_ctx): too small for agent work",
+		"                   fix: start llama-server with -c 65536 -np 1 (-c is shared by the -np slots)\n",
+		"; usage reported; stream_options accepted\n",
+		"  ok    reasoning  in the reasoning_content field",
+		"  ok    roles      system, user, assistant, user: accepted\n",
+		"  ok    protocol   answered in the template (DONE \"OK\") after 24 tokens, ",
+		"\n8 ok, 1 warning, nothing failed\n",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if r.stderr != "" {
+		t.Errorf("stderr = %q", r.stderr)
+	}
+	if strings.Contains(r.stdout, "\x1b[") {
+		t.Errorf("colour codes on a stdout that is not a terminal:\n%q", r.stdout)
+	}
+	if got := w.homeFiles(); !slices.Equal(got, []string{"config.json"}) || w.readHome("config.json") != config {
+		t.Errorf("dev doctor wrote to the config home: %q", got)
+	}
+}
+
+func TestDoctorOllamaJSON(t *testing.T) {
+	w := newWorld(t, nil)
+	w.srv.Impersonate(llmtest.Ollama, 4096)
+	w.srv.Respond(probeAnswers("Thinking."))
+	r := w.run("doctor", "--json")
+	r.expect(t, 0)
+	var report struct {
+		APIURL string `json:"apiUrl"`
+		OK     bool   `json:"ok"`
+		Checks []struct {
+			Name, Status, Detail, Fix string
+		} `json:"checks"`
+		Facts map[string]any `json:"facts"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &report); err != nil {
+		t.Fatalf("stdout is not one JSON object: %v\n%s", err, r.stdout)
+	}
+	var names []string
+	for _, c := range report.Checks {
+		names = append(names, c.Name)
+	}
+	want := []string{"config", "reachable", "server", "model", "context", "streaming", "reasoning", "roles", "protocol"}
+	if !report.OK || report.APIURL != w.srv.BaseURL() || !slices.Equal(names, want) {
+		t.Errorf("report ok %v, apiUrl %s, checks %q", report.OK, report.APIURL, names)
+	}
+	f := report.Facts
+	if f["server"] != "Ollama" || f["version"] != "0.17.4" || f["contextWindow"] != 4096.0 || f["reasoningField"] != "reasoning" ||
+		f["usage"] != true || f["protocolParsed"] != true || f["protocolTokens"] != 24.0 {
+		t.Errorf("facts = %v", f)
+	}
+	if c := report.Checks[4]; c.Status != "warn" || !strings.Contains(c.Fix, "OLLAMA_CONTEXT_LENGTH=65536") {
+		t.Errorf("context check = %+v", c)
+	}
+}
+
+func TestDoctorDeadServer(t *testing.T) {
+	w := newWorld(t, nil)
+	w.srv.Close()
+	r := w.run("doctor")
+	r.expect(t, 1)
+	for _, want := range []string{
+		"  fail  reachable  cannot connect to " + w.srv.BaseURL() + ": connection refused\n",
+		"fix: start the server, or set apiUrl in " + filepath.Join(w.home, "config.json") + " (or DEV_API_URL) to where it listens\n",
+		"  skip  protocol   not checked: the server is unreachable\n",
+		"1 ok, 0 warnings, 7 not checked, 1 failed\n",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
+		}
+	}
+}
+
+// Without config.json, dev doctor checks the defaults and the environment,
+// and creates nothing.
+func TestDoctorWithoutConfigWritesNothing(t *testing.T) {
+	w := newWorld(t, nil)
+	if err := os.Remove(filepath.Join(w.home, "config.json")); err != nil {
+		t.Fatal(err)
+	}
+	w.srv.Impersonate(llmtest.VLLM, 65536)
+	w.srv.Respond(probeAnswers(""))
+	w.extra = append(w.extra, "DEV_API_URL="+w.srv.BaseURL(), "DEV_MODEL=mock-model")
+	r := w.run("doctor")
+	r.expect(t, 0)
+	if want := "  ok    config     no file at " + filepath.Join(w.home, "config.json") + ": using the defaults"; !strings.Contains(r.stdout, want) {
+		t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
+	}
+	if !strings.Contains(r.stdout, "  ok    server     vLLM (GET /v1/models)\n") {
+		t.Errorf("the environment's apiUrl was not used:\n%s", r.stdout)
+	}
+	if got := w.homeFiles(); len(got) != 0 {
+		t.Errorf("dev doctor created %q", got)
+	}
+}
+
+func TestDoctorUnknownModelFlag(t *testing.T) {
+	w := newWorld(t, nil)
+	w.srv.Impersonate(llmtest.Ollama, 32768)
+	r := w.run("doctor", "--model", "mock-modle")
+	r.expect(t, 1)
+	if want := `  fail  model      the server has no model "mock-modle"; it serves mock-model:latest, other-model:latest` + "\n"; !strings.Contains(r.stdout, want) {
+		t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
+	}
+	if reqs := w.srv.Requests(); len(reqs) != 1 || reqs[0].Model != "mock-modle" {
+		t.Errorf("requests %+v; want the one for the flag's model", reqs)
+	}
+}
+
+func TestDoctorInvalidConfig(t *testing.T) {
+	w := newWorld(t, map[string]any{"maxLoops": "many"})
+	before := w.readHome("config.json")
+	r := w.run("doctor")
+	r.expect(t, 1)
+	if !strings.Contains(r.stdout, "  fail  config     ") || !strings.Contains(r.stdout, "maxLoops") ||
+		!strings.Contains(r.stdout, "  skip  reachable  not checked: the configuration cannot be used\n") {
+		t.Errorf("stdout:\n%s", r.stdout)
+	}
+	if len(w.srv.Requests()) != 0 || w.readHome("config.json") != before {
+		t.Error("dev doctor used the server or changed the file despite an invalid configuration")
+	}
+}
+
+func TestDoctorUsage(t *testing.T) {
+	w := newWorld(t, nil)
+	r := w.run("doctor", "extra")
+	r.expect(t, 2)
+	if !strings.Contains(r.stderr, "dev doctor takes no arguments") {
+		t.Errorf("stderr = %q", r.stderr)
+	}
+	r = w.run("--help")
+	if !strings.Contains(r.stdout, "dev doctor [--json]") || !strings.Contains(r.stdout, "check the model server against what dev needs") {
+		t.Errorf("--help does not list doctor:\n%s", r.stdout)
+	}
+}
+
+// readHome reads a file of the config home.
+func (w *world) readHome(rel string) string {
+	w.t.Helper()
+	data, err := os.ReadFile(filepath.Join(w.home, rel))
+	if err != nil {
+		w.t.Fatalf("reading %s: %v", rel, err)
+	}
+	return string(data)
+}
