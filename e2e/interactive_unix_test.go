@@ -279,4 +279,3 @@ func TestInteractiveResumeShowsWhereItStood(t *testing.T) {
 		t.Fatalf("exit code %d", code)
 	}
 }
-
