@@ -14,6 +14,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/devagent/dev/llm"
@@ -21,7 +22,10 @@ import (
 
 // Response is one scripted answer to a chat completion request.
 type Response struct {
-	Content   string // streamed in small chunks
+	Content string // streamed in small chunks
+	// ChunkSize is the bytes of Content and Reasoning per chunk (whole
+	// characters); 0 is 16, a few words as servers stream tokens.
+	ChunkSize int
 	Reasoning string // streamed first, in the server's reasoning field
 	// ReasoningField names the field Reasoning streams in; "" uses the
 	// server's (reasoning_content unless Impersonate chose another).
@@ -54,6 +58,10 @@ type Request struct {
 	Messages []llm.Message
 	Raw      map[string]any // the whole JSON body
 	Header   http.Header
+	// Arrived is when the request reached the server (its headers were
+	// read); Replied is when the server finished writing its answer, zero
+	// until then. Benchmarks measure dev's share of a step between them.
+	Arrived, Replied time.Time
 }
 
 // Server is the mock. Create it with New and Close it when done.
@@ -180,6 +188,7 @@ func (s *Server) listModels(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
+	arrived := time.Now()
 	body, _ := io.ReadAll(r.Body)
 	var req struct {
 		Model         string        `json:"model"`
@@ -192,8 +201,15 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	_ = json.Unmarshal(body, &req)
 	_ = json.Unmarshal(body, &raw)
 	s.mu.Lock()
-	got := Request{Model: req.Model, Messages: req.Messages, Raw: raw, Header: r.Header.Clone()}
+	got := Request{Model: req.Model, Messages: req.Messages, Raw: raw, Header: r.Header.Clone(), Arrived: arrived}
+	index := len(s.requests)
 	s.requests = append(s.requests, got)
+	defer func() {
+		now := time.Now()
+		s.mu.Lock()
+		s.requests[index].Replied = now
+		s.mu.Unlock()
+	}()
 	var resp Response
 	ok := false
 	switch {
@@ -255,10 +271,10 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, model string, re
 			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}},
 		}
 	}
-	for _, piece := range pieces(resp.Reasoning) {
+	for _, piece := range pieces(resp.Reasoning, resp.ChunkSize) {
 		send(chunk(map[string]any{resp.ReasoningField: piece}, nil))
 	}
-	parts := pieces(resp.Content)
+	parts := pieces(resp.Content, resp.ChunkSize)
 	if resp.Hang {
 		if len(parts) > 0 {
 			send(chunk(map[string]any{"role": "assistant", "content": parts[0]}, nil))
@@ -280,13 +296,20 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, model string, re
 			"choices": []any{}, "usage": resp.Usage})
 	}
 	io.WriteString(w, "data: [DONE]\n\n")
+	if flusher != nil {
+		flusher.Flush() // the reply ends here, not when the handler returns
+	}
 }
 
-// pieces splits text into chunks of a few words, as servers stream tokens.
-func pieces(text string) []string {
+// pieces splits text into chunks of size bytes (16 when 0: a few words, as
+// servers stream tokens).
+func pieces(text string, size int) []string {
+	if size <= 0 {
+		size = 16
+	}
 	var out []string
 	for len(text) > 0 {
-		n := min(len(text), 16)
+		n := min(len(text), size)
 		for n < len(text) && !utf8.RuneStart(text[n]) {
 			n++ // never split a character: JSON would mangle it
 		}
