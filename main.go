@@ -45,7 +45,10 @@ const exitCodesHelp = `EXIT CODES:
 func main() {
 	signals := make(chan os.Signal, 2)
 	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
-	os.Exit(run(os.Args, ui.System(os.Getenv), os.Getenv, signals))
+	stopProfiles := startProfiles(os.Getenv)
+	code := run(os.Args, ui.System(os.Getenv), os.Getenv, signals)
+	stopProfiles()
+	os.Exit(code)
 }
 
 // usageError is a mistake on the command line (exit 2).
