@@ -208,7 +208,16 @@ func rejectsStreamOptions(err error) bool {
 func (c *Client) streamOnce(ctx context.Context, req Request, withUsage bool, onDelta func(Delta)) (Reply, error) {
 	cl := c.newCall(ctx, "/chat/completions", true)
 	defer cl.close()
-	stream, err := cl.api.CreateChatCompletionStream(cl.callCtx, chatRequest(req, withUsage))
+	wire := chatRequest(req, withUsage)
+	body, err := requestBody(wire)
+	if err != nil {
+		return Reply{}, &Error{Kind: KindBadRequest, Message: "encoding the request: " + err.Error(), URL: cl.url, Err: err}
+	}
+	// go-openai checks the request and builds the HTTP request around a
+	// body without the messages; the doer sends body (see body.go).
+	cl.doer.requestBody = body
+	wire.Messages = nil
+	stream, err := cl.api.CreateChatCompletionStream(cl.callCtx, wire)
 	if err != nil {
 		return Reply{}, cl.fail(err)
 	}

@@ -29,6 +29,9 @@ type callDoer struct {
 	cancel context.CancelCauseFunc
 	stream bool // a streaming call: buffer a JSON 200 instead of handing it to the SSE reader
 
+	// requestBody, when set, is sent instead of the body go-openai built.
+	requestBody []byte
+
 	timer  *time.Timer
 	sent   bool // Do was called: a failure is the server's or the network's, not go-openai's validation
 	status int
@@ -43,6 +46,11 @@ func newCallDoer(client *http.Client, idle time.Duration, cancel context.CancelC
 
 func (d *callDoer) Do(req *http.Request) (*http.Response, error) {
 	d.sent = true
+	if body := d.requestBody; body != nil {
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+		req.ContentLength = int64(len(body))
+	}
 	// The clock starts with the request: a server that never answers, not
 	// even with headers, is as stalled as one that stops mid-stream.
 	if d.idle > 0 {
