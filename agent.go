@@ -89,6 +89,11 @@ func (d *devCmd) root(c *cli.Context) error {
 	if m := c.String("model"); m != "" {
 		s.cfg.Model = m
 	}
+	// The server is asked for its context window now, and the answer is
+	// awaited before the first request (discoverContextWindow): the probes'
+	// round trips overlap opening the session and building the system prompt.
+	client := newClient(s.cfg)
+	discovery := discover(client, s.cfg.Model)
 	if days := s.cfg.SessionRetentionDays; days > 0 {
 		if _, err := s.store.Prune(time.Duration(days) * 24 * time.Hour); err != nil {
 			fmt.Fprintln(d.streams.Err, "dev: warning: removing old sessions: "+err.Error())
@@ -120,7 +125,8 @@ func (d *devCmd) root(c *cli.Context) error {
 	if c.Bool("json") {
 		sink = ui.Multi{ui.NewJSON(d.streams.Out), sink}
 	}
-	a := &agent{devCmd: d, setup: s, sess: sess, sink: sink, automated: automated, noAudit: c.Bool("no-audit"), json: c.Bool("json"), releaseLock: release}
+	a := &agent{devCmd: d, setup: s, sess: sess, sink: sink, automated: automated, noAudit: c.Bool("no-audit"), json: c.Bool("json"), releaseLock: release,
+		client: client, discovery: discovery}
 	defer func() { a.releaseLock() }()
 	a.bg = newBackground(sink, d.streams.Err)
 	defer a.bg.stop()
@@ -234,6 +240,9 @@ type agent struct {
 	input       lineReader     // the user's input, created on first use
 	turns       turnInterrupts // the interactive turn running, if any
 	bg          *background    // processes that outlive their command
+
+	// discovery delivers, once, what the server said of its window.
+	discovery <-chan llm.ServerInfo
 }
 
 func (a *agent) newLoop() *loop.Loop {
@@ -253,13 +262,7 @@ func (a *agent) newLoop() *loop.Loop {
 	if a.automated {
 		retries = cfg.MaxRetriesAutomated
 	}
-	client := llm.New(llm.Config{
-		BaseURL:     cfg.APIURL,
-		APIKey:      cfg.APIKey,
-		IdleTimeout: time.Duration(cfg.RequestTimeout) * time.Second,
-	})
-	a.client = client
-	model := &llm.Retrier{Streamer: client, Max: retries, OnRetry: func(r llm.Retry) {
+	model := &llm.Retrier{Streamer: a.client, Max: retries, OnRetry: func(r llm.Retry) {
 		a.sink.Emit(loop.Retrying{Message: r.Err.Error(), Attempt: r.Attempt, Max: r.Max, Wait: r.Wait})
 	}}
 	l := &loop.Loop{
@@ -313,11 +316,27 @@ func compressModel(cfg config.Config) string {
 	return cfg.Model
 }
 
-// discoverContextWindow asks the server, once and briefly, how large a
-// context it gives the model, and works with the smaller of that and
-// maxContextTokens. A server that does not say changes nothing.
+func newClient(cfg config.Config) *llm.Client {
+	return llm.New(llm.Config{
+		BaseURL:     cfg.APIURL,
+		APIKey:      cfg.APIKey,
+		IdleTimeout: time.Duration(cfg.RequestTimeout) * time.Second,
+	})
+}
+
+// discover asks the server, once and briefly (llm.DiscoverTimeout), how
+// large a context it gives the model, without waiting for the answer.
+func discover(client *llm.Client, model string) <-chan llm.ServerInfo {
+	answer := make(chan llm.ServerInfo, 1)
+	go func() { answer <- client.Discover(context.Background(), model) }()
+	return answer
+}
+
+// discoverContextWindow works with the smaller of the window the server
+// gives the model and maxContextTokens. A server that does not say changes
+// nothing.
 func (a *agent) discoverContextWindow() {
-	info := a.client.Discover(context.Background(), a.cfg.Model)
+	info := <-a.discovery
 	window := a.cfg.MaxContextTokens
 	if info.Window > 0 && info.Window < window {
 		window = info.Window
