@@ -31,17 +31,28 @@ func longHistory(size int) Request {
 }
 
 // BenchmarkRequestBody builds the body of a chat request with a 200 KB
-// history, as every step of a long session does: normalise the history,
-// convert it and encode it. go-openai: what go-openai's encoding of the
-// same request costs (see body.go).
+// history, as every step of a long session does: normalise the history and
+// encode it. step: after a request with the same history but its last step,
+// as in a run; first: the first request of a process, or the first after a
+// compression; go-openai: go-openai's encoding (see body.go).
 func BenchmarkRequestBody(b *testing.B) {
 	req := longHistory(200 << 10)
+	var before bodyEncoder
+	if _, err := before.encode(chatRequest(Request{Model: req.Model, Messages: req.Messages[:len(req.Messages)-2]}, true)); err != nil {
+		b.Fatal(err)
+	}
 	for _, bc := range []struct {
 		name   string
-		encode func(openai.ChatCompletionRequest) ([]byte, error)
+		encode func(openai.ChatCompletionRequest, []Message) ([]byte, error)
 	}{
-		{"dev", requestBody},
-		{"go-openai", func(r openai.ChatCompletionRequest) ([]byte, error) { return json.Marshal(r) }},
+		{"step", func(params openai.ChatCompletionRequest, msgs []Message) ([]byte, error) {
+			e := bodyEncoder{last: before.last, encoded: before.encoded}
+			return e.encode(params, msgs)
+		}},
+		{"first", func(params openai.ChatCompletionRequest, msgs []Message) ([]byte, error) {
+			return new(bodyEncoder).encode(params, msgs)
+		}},
+		{"go-openai", goOpenAIBody},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			body, err := bc.encode(chatRequest(req, true))
@@ -80,26 +91,55 @@ func TestRequestBodyIsGoOpenAIs(t *testing.T) {
 	}
 	for name, req := range requests {
 		for _, usage := range []bool{true, false} {
-			wire := chatRequest(req, usage)
-			checkBody(t, fmt.Sprintf("%s, usage %v", name, usage), wire)
+			params, msgs := chatRequest(req, usage)
+			checkBody(t, new(bodyEncoder), fmt.Sprintf("%s, usage %v", name, usage), params, msgs)
 		}
 	}
-	// Fields the encoder does not know are not lost: go-openai encodes those.
-	unknown := chatRequest(requests["plain"], true)
-	unknown.TopP = 0.9
-	checkBody(t, "a request field dev never sets", unknown)
-	named := chatRequest(requests["plain"], true)
-	named.Messages[1].Name = "ann"
-	checkBody(t, "a message field dev never sets", named)
+	// A parameter the encoder does not know is not lost: go-openai encodes it.
+	params, msgs := chatRequest(requests["plain"], true)
+	params.TopP = 0.9
+	body, err := new(bodyEncoder).encode(params, msgs)
+	if err != nil || !bytes.Contains(body, []byte(`"top_p":0.9`)) {
+		t.Errorf("a parameter dev never sets was left out: %s, %v", body, err)
+	}
 }
 
-func checkBody(t *testing.T, name string, wire openai.ChatCompletionRequest) {
+// One encoder through a session: messages encoded for a request are reused
+// by the next, never in place of others.
+func TestRequestBodyAcrossRequests(t *testing.T) {
+	t.Parallel()
+	var e bodyEncoder
+	long := longHistory(16 << 10).Messages
+	step := func(name, model string, msgs []Message, usage bool) {
+		t.Helper()
+		params, normalised := chatRequest(Request{Model: model, Messages: msgs}, usage)
+		checkBody(t, &e, name, params, normalised)
+	}
+	for n := 1; n <= len(long); n++ {
+		step(fmt.Sprintf("history of %d", n), "m", long[:n], n%3 != 0)
+	}
+	// A compressed history, a history that shrank, the same content in
+	// another role, an auditor's request in between, a repeated message.
+	step("compressed", "m", []Message{long[0], {Role: RoleUser, Content: "[CONTEXT SUMMARY]\n\nwork so far"}}, true)
+	step("shrunk", "m", long[:3], true)
+	step("roles swapped", "m", []Message{long[0], {Role: RoleUser, Content: long[1].Content}, {Role: RoleAssistant, Content: long[2].Content}}, true)
+	step("auditor", "auditor", []Message{{Role: RoleSystem, Content: "You are the auditor"}, long[1]}, false)
+	step("worker again", "m", long, true)
+	step("repeated", "m", append(long[:5:5], long[2], long[3]), true)
+}
+
+func checkBody(t *testing.T, e *bodyEncoder, name string, params openai.ChatCompletionRequest, msgs []Message) {
 	t.Helper()
-	got, err := requestBody(wire)
+	got, err := e.encode(params, msgs)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	want, err := json.Marshal(wire)
+	// What go-openai sent before body.go: its request type, marshalled.
+	params.Messages = make([]openai.ChatCompletionMessage, len(msgs))
+	for i, m := range msgs {
+		params.Messages[i] = openai.ChatCompletionMessage{Role: m.Role, Content: m.Content}
+	}
+	want, err := json.Marshal(params)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}

@@ -32,6 +32,8 @@ type Client struct {
 
 	discoverMu sync.Mutex
 	discovered map[string]ServerInfo // by model: Discover probes once
+
+	bodies bodyEncoder // of chat requests, which repeat the history
 }
 
 // New returns a client for cfg.
@@ -208,16 +210,15 @@ func rejectsStreamOptions(err error) bool {
 func (c *Client) streamOnce(ctx context.Context, req Request, withUsage bool, onDelta func(Delta)) (Reply, error) {
 	cl := c.newCall(ctx, "/chat/completions", true)
 	defer cl.close()
-	wire := chatRequest(req, withUsage)
-	body, err := requestBody(wire)
+	params, msgs := chatRequest(req, withUsage)
+	body, err := c.bodies.encode(params, msgs)
 	if err != nil {
 		return Reply{}, &Error{Kind: KindBadRequest, Message: "encoding the request: " + err.Error(), URL: cl.url, Err: err}
 	}
-	// go-openai checks the request and builds the HTTP request around a
+	// go-openai checks the parameters and builds the HTTP request around a
 	// body without the messages; the doer sends body (see body.go).
 	cl.doer.requestBody = body
-	wire.Messages = nil
-	stream, err := cl.api.CreateChatCompletionStream(cl.callCtx, wire)
+	stream, err := cl.api.CreateChatCompletionStream(cl.callCtx, params)
 	if err != nil {
 		return Reply{}, cl.fail(err)
 	}
@@ -278,17 +279,14 @@ func (cl *call) take(acc *replyBuilder, payload []byte) *Error {
 	return nil
 }
 
-// chatRequest builds the wire request. It never sets tools or tool_choice:
-// dev speaks a markdown protocol, and servers without tool support reject them.
-func chatRequest(req Request, withUsage bool) openai.ChatCompletionRequest {
-	msgs := Normalize(req.Messages)
+// chatRequest builds the wire request: its parameters, in go-openai's type
+// without the messages, and the normalised messages (the body encoder
+// writes both, see body.go). It never sets tools or tool_choice: dev speaks
+// a markdown protocol, and servers without tool support reject them.
+func chatRequest(req Request, withUsage bool) (params openai.ChatCompletionRequest, msgs []Message) {
 	out := openai.ChatCompletionRequest{
-		Model:    req.Model,
-		Messages: make([]openai.ChatCompletionMessage, len(msgs)),
-		Stream:   true,
-	}
-	for i, m := range msgs {
-		out.Messages[i] = openai.ChatCompletionMessage{Role: m.Role, Content: m.Content}
+		Model:  req.Model,
+		Stream: true,
 	}
 	if withUsage {
 		out.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
@@ -307,5 +305,5 @@ func chatRequest(req Request, withUsage bool) openai.ChatCompletionRequest {
 	if req.MaxTokens != nil {
 		out.MaxTokens = *req.MaxTokens
 	}
-	return out
+	return out, Normalize(req.Messages)
 }
