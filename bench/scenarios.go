@@ -297,8 +297,11 @@ func bigReplyScenario() scenario {
 		},
 		notes: func(ps []*process) string {
 			stream := median(ps, func(p *process) time.Duration { return p.requests[0].Replied.Sub(p.requests[0].Arrived) })
-			alone := mockAlone(big)
-			return fmt.Sprintf("streaming the reply: %s (the mock to a bare HTTP reader: %s)", ms(stream), ms(alone))
+			alone, size := mockAlone(big)
+			chunks := len(big.Content) / big.ChunkSize
+			cpu := median(ps, func(p *process) time.Duration { return p.cpu })
+			return fmt.Sprintf("%d chunks (%.1f MB of SSE) streamed in %s (to a client that only reads: %s); dev's CPU %.1f µs a chunk",
+				chunks, float64(size)/(1<<20), ms(stream), ms(alone), float64(cpu.Microseconds())/float64(chunks))
 		},
 	}
 }
@@ -314,20 +317,20 @@ func bigMarkdown(size int) string {
 }
 
 // mockAlone is how long the mock takes to stream resp to a client that
-// only reads: the part of a stream's time that is not dev's.
-func mockAlone(resp llmtest.Response) time.Duration {
+// only reads, and how many bytes the stream has.
+func mockAlone(resp llmtest.Response) (time.Duration, int64) {
 	srv := llmtest.New("mock-model")
 	defer srv.Close()
 	srv.Script(resp)
 	body := `{"model":"mock-model","stream":true,"messages":[{"role":"user","content":"hi"}]}`
 	res, err := http.Post(srv.BaseURL()+"/chat/completions", "application/json", strings.NewReader(body))
 	if err != nil {
-		return 0
+		return 0, 0
 	}
 	defer res.Body.Close()
-	_, _ = io.Copy(io.Discard, res.Body)
+	n, _ := io.Copy(io.Discard, res.Body)
 	req := srv.Requests()[0]
-	return req.Replied.Sub(req.Arrived)
+	return req.Replied.Sub(req.Arrived), n
 }
 
 // hugeOutputScenario runs a command that prints 1 GB: dev keeps the head
