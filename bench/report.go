@@ -13,7 +13,7 @@ import (
 )
 
 func printTable(w io.Writer, rows []row) {
-	fmt.Fprintln(w, "| scenario | runs | wall | CPU | peak RSS | first request | step gap (median / max) | gap after a command | notes | target |")
+	fmt.Fprintln(w, "| scenario | runs | wall | CPU (with its commands) | peak RSS | first request | step gap (median / max) | gap after a command | notes | target |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
 	for _, r := range rows {
 		first, gap, slow := "–", "–", "–"
