@@ -33,6 +33,8 @@ type scenario struct {
 	target string // the targets for it, for the table
 	// maxRuns caps the timed runs (a slow scenario), 0: no cap.
 	maxRuns int
+	// minWarmup is the least warm-up runs it needs.
+	minWarmup int
 	// prepare runs once before the runs (a big tree to list); what it
 	// returns is handed to every setup.
 	prepare func(b *bench) (any, error)
@@ -52,7 +54,9 @@ type world struct {
 	shared    any    // what prepare returned
 	slow      []bool // slow[i]: reply i runs a COMMAND (not an instant tool)
 	timeout   int    // commandTimeout in seconds
-	temp      []string
+	// sessionsBefore counts the sessions home held before the run.
+	sessionsBefore int
+	temp           []string
 }
 
 // script queues the replies; slow marks those whose tools run a command.
@@ -216,6 +220,7 @@ func (b *bench) measure(sc scenario, warmup, runs int) (row, error) {
 			return row{}, fmt.Errorf("preparing: %w", err)
 		}
 	}
+	warmup = max(warmup, sc.minWarmup)
 	var ps []*process
 	for i := range warmup + runs {
 		run := ""

@@ -22,6 +22,7 @@ func scenarios() []scenario {
 	return []scenario{
 		versionScenario(),
 		fixABugScenario(),
+		fixABugKeptScenario(),
 		longSessionScenario(),
 		bigReplyScenario(),
 		hugeOutputScenario(),
@@ -67,11 +68,17 @@ func checkRun(w *world, p *process, requests int, summary string) error {
 			return fmt.Errorf("a tool of step %d failed: %s", i+1, tail(res, 600))
 		}
 	}
-	files, _ := filepath.Glob(filepath.Join(w.home, "sessions", "*-*-*-*-*.json"))
-	if len(files) != 1 {
-		return fmt.Errorf("%d session files, want 1", len(files))
+	files := sessionFiles(w.home)
+	if len(files) != w.sessionsBefore+1 {
+		return fmt.Errorf("%d session files, want %d", len(files), w.sessionsBefore+1)
 	}
-	data, err := os.ReadFile(files[0])
+	newest, newestTime := "", time.Time{}
+	for _, f := range files {
+		if fi, err := os.Stat(f); err == nil && fi.ModTime().After(newestTime) {
+			newest, newestTime = f, fi.ModTime()
+		}
+	}
+	data, err := os.ReadFile(newest)
 	if err != nil {
 		return err
 	}
@@ -83,6 +90,11 @@ func checkRun(w *world, p *process, requests int, summary string) error {
 		return fmt.Errorf("session status %q, want complete", sess.Status)
 	}
 	return nil
+}
+
+func sessionFiles(home string) []string {
+	files, _ := filepath.Glob(filepath.Join(home, "sessions", "*-*-*-*-*.json"))
+	return files
 }
 
 func versionScenario() scenario {
@@ -135,53 +147,102 @@ const changelog = "# Changelog\n\n- Add returned a - b; it returns a + b now.\n"
 // fixABugScenario is a 10-step task: look around, read, find the bug, fix
 // it, check, record it, DONE. Two steps run a command (grep).
 func fixABugScenario() scenario {
-	const summary = "Fixed Add in calc.go (it subtracted) and noted it in CHANGELOG.md."
 	return scenario{
 		name:   "fix-a-bug",
 		title:  "10-step fix-a-bug task",
 		target: "wall < 120 ms, first request < 15 ms, gap < 2 ms, RSS < 25 MB",
-		setup: func(w *world) ([]string, error) {
-			for name, content := range map[string]string{
-				"go.mod":       "module example.com/calc\n\ngo 1.22\n",
-				"calc.go":      buggyCalc,
-				"calc_test.go": calcTest,
-				"README.md":    "# calc\n\nSmall arithmetic helpers.\n",
-			} {
-				if err := w.write(name, content); err != nil {
+		setup:  fixABug,
+		check:  checkFixABug,
+	}
+}
+
+// fixABugKeptScenario is the same task in a config directory that keeps
+// 100 sessions of 300 steps from the last days (60 MB), as a user's does:
+// every run checks them for retention before its first request.
+func fixABugKeptScenario() scenario {
+	return scenario{
+		name:   "fix-a-bug-kept",
+		title:  "the same, 100 sessions kept (60 MB)",
+		target: "first request < 15 ms",
+		// The disk is still busy with the 60 MB for the first runs.
+		minWarmup: 3,
+		prepare: func(b *bench) (any, error) {
+			home := filepath.Join(b.tmp, "home-kept")
+			store := sessions.NewStore(filepath.Join(home, "sessions"), nil)
+			for i := range 100 {
+				if err := store.Save(keptSession(fmt.Sprintf("%08d-0000-4000-8000-000000000000", i))); err != nil {
 					return nil, err
 				}
 			}
-			tasks := "[~] Find the bug\n[ ] Fix it\n[ ] Record it"
-			w.script(
-				instant(reply("Look at the project first.", tasks, call("LIST_DIRECTORY", "."))),
-				instant(reply("Read the code.", tasks, call("READ_FILE", `"calc.go"`))),
-				instant(reply("Read the tests.", tasks, call("READ_FILE", `"calc_test.go"`))),
-				command(reply("Find the subtraction.", tasks, call("COMMAND", `grep -n "return a - b" calc.go`))),
-				instant(reply("Add subtracts: fix it.", "[x] Find the bug\n[~] Fix it\n[ ] Record it",
-					call("FIND_AND_REPLACE_IN_FILE", "\"calc.go\"\n```find\n\treturn a - b\n```\n```replace\n\treturn a + b\n```"))),
-				instant(reply("Check the result.", "[x] Find the bug\n[~] Fix it\n[ ] Record it", call("READ_FILE", `"calc.go" 1-6`))),
-				command(reply("Make sure no subtraction is left.", "[x] Find the bug\n[x] Fix it\n[ ] Record it",
-					call("COMMAND", `grep -c "return a + b" calc.go`))),
-				instant(reply("Record the fix.", "[x] Find the bug\n[x] Fix it\n[~] Record it",
-					call("WRITE_FILE", "\"CHANGELOG.md\"\n```markdown\n"+changelog+"```"))),
-				instant(reply("Everything is done.", "[x] Find the bug\n[x] Fix it\n[x] Record it", call("UPDATE_TASK_LIST", ""))),
-				instant(reply("Done.", "", call("DONE", summary))),
-			)
-			return []string{"--no-audit", "-p", "Add gives wrong results; fix it and note the fix in a changelog"}, nil
+			return home, nil
 		},
-		check: func(w *world, p *process) error {
-			if err := checkRun(w, p, 10, summary); err != nil {
-				return err
-			}
-			if got, want := w.read("calc.go"), strings.Replace(buggyCalc, "a - b", "a + b", 1); got != want {
-				return fmt.Errorf("calc.go was not fixed:\n%s", got)
-			}
-			if got := w.read("CHANGELOG.md"); got != changelog {
-				return fmt.Errorf("CHANGELOG.md = %q", got)
-			}
-			return nil
+		setup: func(w *world) ([]string, error) {
+			w.home = w.shared.(string) // dev adds one session a run
+			w.sessionsBefore = len(sessionFiles(w.home))
+			return fixABug(w)
 		},
+		check: checkFixABug,
 	}
+}
+
+// keptSession is a finished session of 300 messages of about 2 KB.
+func keptSession(id string) *sessions.Session {
+	line := "<tool_result tool=\"READ_FILE\" ok=\"true\" path=\"main.go\">\tfmt.Println(\"hello\") // a & b\n"
+	content := strings.Repeat(line, 2048/len(line)+1)[:2048]
+	sess := &sessions.Session{ID: id, WorkingDirectory: "/home/ann/project", OriginalPrompt: "an earlier task", Model: "mock-model", Status: sessions.Complete}
+	for i := range 300 {
+		role := llm.RoleUser
+		if i%2 == 1 {
+			role = llm.RoleAssistant
+		}
+		sess.History = append(sess.History, llm.Message{Role: role, Content: content})
+	}
+	return sess
+}
+
+const fixABugSummary = "Fixed Add in calc.go (it subtracted) and noted it in CHANGELOG.md."
+
+func fixABug(w *world) ([]string, error) {
+	for name, content := range map[string]string{
+		"go.mod":       "module example.com/calc\n\ngo 1.22\n",
+		"calc.go":      buggyCalc,
+		"calc_test.go": calcTest,
+		"README.md":    "# calc\n\nSmall arithmetic helpers.\n",
+	} {
+		if err := w.write(name, content); err != nil {
+			return nil, err
+		}
+	}
+	tasks := "[~] Find the bug\n[ ] Fix it\n[ ] Record it"
+	w.script(
+		instant(reply("Look at the project first.", tasks, call("LIST_DIRECTORY", "."))),
+		instant(reply("Read the code.", tasks, call("READ_FILE", `"calc.go"`))),
+		instant(reply("Read the tests.", tasks, call("READ_FILE", `"calc_test.go"`))),
+		command(reply("Find the subtraction.", tasks, call("COMMAND", `grep -n "return a - b" calc.go`))),
+		instant(reply("Add subtracts: fix it.", "[x] Find the bug\n[~] Fix it\n[ ] Record it",
+			call("FIND_AND_REPLACE_IN_FILE", "\"calc.go\"\n```find\n\treturn a - b\n```\n```replace\n\treturn a + b\n```"))),
+		instant(reply("Check the result.", "[x] Find the bug\n[~] Fix it\n[ ] Record it", call("READ_FILE", `"calc.go" 1-6`))),
+		command(reply("Make sure no subtraction is left.", "[x] Find the bug\n[x] Fix it\n[ ] Record it",
+			call("COMMAND", `grep -c "return a + b" calc.go`))),
+		instant(reply("Record the fix.", "[x] Find the bug\n[x] Fix it\n[~] Record it",
+			call("WRITE_FILE", "\"CHANGELOG.md\"\n```markdown\n"+changelog+"```"))),
+		instant(reply("Everything is done.", "[x] Find the bug\n[x] Fix it\n[x] Record it", call("UPDATE_TASK_LIST", ""))),
+		instant(reply("Done.", "", call("DONE", fixABugSummary))),
+	)
+	return []string{"--no-audit", "-p", "Add gives wrong results; fix it and note the fix in a changelog"}, nil
+}
+
+func checkFixABug(w *world, p *process) error {
+	if err := checkRun(w, p, 10, fixABugSummary); err != nil {
+		return err
+	}
+	if got, want := w.read("calc.go"), strings.Replace(buggyCalc, "a - b", "a + b", 1); got != want {
+		return fmt.Errorf("calc.go was not fixed:\n%s", got)
+	}
+	if got := w.read("CHANGELOG.md"); got != changelog {
+		return fmt.Errorf("CHANGELOG.md = %q", got)
+	}
+	return nil
 }
 
 // longSessionScenario is 300 steps of reading, listing, writing, editing

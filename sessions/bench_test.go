@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/devagent/dev/llm"
 )
@@ -68,6 +69,25 @@ func BenchmarkList(b *testing.B) {
 		list, err := s.List()
 		if err != nil || len(list) != 200 {
 			b.Fatal(len(list), err)
+		}
+	}
+}
+
+// BenchmarkPruneNothingOld is the retention check every dev run starts
+// with, in a store of 100 recent sessions of 300 messages (60 MB): nothing
+// is old enough to remove.
+func BenchmarkPruneNothingOld(b *testing.B) {
+	s := NewStore(b.TempDir(), nil)
+	for i := range 100 {
+		if err := s.Save(bigSession(fmt.Sprintf("%08d-0000-4000-8000-000000000000", i))); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		removed, err := s.Prune(30 * 24 * time.Hour)
+		if err != nil || removed != 0 {
+			b.Fatal(removed, err)
 		}
 	}
 }

@@ -1,9 +1,11 @@
 package sessions
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -51,6 +53,9 @@ func (s *Store) Prune(maxAge time.Duration) (removed int, err error) {
 	}
 	gone := map[string]bool{}
 	for id := range ids {
+		if s.recent(id, cutoff) {
+			continue
+		}
 		if t, ok := s.age(id); !ok || !t.Before(cutoff) {
 			continue
 		}
@@ -94,6 +99,49 @@ func (s *Store) updatedAt(id string) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	return head.UpdatedAt, true
+}
+
+// headSize is how much of a session file recent reads: the fields before
+// the history.
+const headSize = 4 << 10
+
+// recent reports, reading only the start of session id's file, that the
+// session is kept: its file was modified after cutoff and says it was
+// updated after cutoff. Whether or not the rest of the file decodes, its
+// age is then after cutoff (its UpdatedAt, or a modification time). Every
+// run prunes, and decoding whole files took 300 ms with 100 sessions of
+// 300 steps (BenchmarkPruneNothingOld); dev writes updatedAt third.
+func (s *Store) recent(id string, cutoff time.Time) bool {
+	f, err := os.Open(s.path(id))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || fi.ModTime().Before(cutoff) {
+		return false
+	}
+	head := make([]byte, headSize)
+	n, _ := io.ReadFull(f, head)
+	dec := json.NewDecoder(bytes.NewReader(head[:n]))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return false
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		if key != "updatedAt" {
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return false
+			}
+			continue
+		}
+		var t time.Time
+		return dec.Decode(&t) == nil && !t.IsZero() && !t.Before(cutoff)
+	}
+	return false
 }
 
 // age returns when session id was last used: its UpdatedAt, or for files

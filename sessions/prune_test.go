@@ -3,6 +3,7 @@ package sessions
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -155,6 +156,63 @@ func TestPruneLeftovers(t *testing.T) {
 		t.Fatalf("Prune = %d, %v; want 3 (old corrupt file, old directory, old lock)", n, err)
 	}
 	assertFiles(t, dir, corruptNew+".json", orphanDirNew, "."+corruptOld+".json.tmp-2", "notes.txt", "directory-map.lock")
+}
+
+// Prune reads only the start of a session file when that is enough to
+// keep the session; every other case is decided as before, by the whole
+// file or the modification times.
+func TestPruneReadsOnlyWhatDecides(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	now := time.Now().UTC().Truncate(time.Second)
+	s := NewStore(dir, func() time.Time { return now })
+	recentT, oldT := now.Add(-time.Hour), now.Add(-90*day)
+	head := func(id string, updated time.Time) string {
+		return `{"id":"` + id + `","createdAt":"` + updated.Format(time.RFC3339) + `","updatedAt":"` + updated.Format(time.RFC3339) + `","history":[`
+	}
+	whole := func(id string, updated time.Time) string {
+		return head(id, updated) + `{"role":"user","content":"hi"}],"audits":[]}`
+	}
+	late := func(id string, updated time.Time) string {
+		return `{"id":"` + id + `","history":[{"role":"user","content":"` + strings.Repeat("x", 2*headSize) + `"}],"updatedAt":"` + updated.Format(time.RFC3339) + `"}`
+	}
+	cases := []struct {
+		id      string
+		content string
+		mtime   time.Time
+		kept    bool
+	}{
+		// A recent session, as dev leaves it.
+		{"11111111-0000-4000-8000-000000000000", whole("11111111-0000-4000-8000-000000000000", recentT), recentT, true},
+		// Copied back from a backup: a new file of an old session.
+		{"22222222-0000-4000-8000-000000000000", whole("22222222-0000-4000-8000-000000000000", oldT), recentT, false},
+		// An old file that says it is recent (its clock was ahead).
+		{"33333333-0000-4000-8000-000000000000", whole("33333333-0000-4000-8000-000000000000", recentT), oldT, true},
+		// A recent head, then garbage: aged by its recent file.
+		{"44444444-0000-4000-8000-000000000000", head("44444444-0000-4000-8000-000000000000", recentT) + "garbage", recentT, true},
+		// A recent head, then garbage, in an old file: aged by the file.
+		{"55555555-0000-4000-8000-000000000000", head("55555555-0000-4000-8000-000000000000", recentT) + "garbage", oldT, false},
+		// updatedAt after a long history, edited by hand.
+		{"66666666-0000-4000-8000-000000000000", late("66666666-0000-4000-8000-000000000000", oldT), recentT, false},
+		{"77777777-0000-4000-8000-000000000000", late("77777777-0000-4000-8000-000000000000", recentT), recentT, true},
+	}
+	var want []string
+	for _, c := range cases {
+		path := filepath.Join(dir, c.id+".json")
+		if err := os.WriteFile(path, []byte(c.content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(path, c.mtime, c.mtime); err != nil {
+			t.Fatal(err)
+		}
+		if c.kept {
+			want = append(want, c.id+".json")
+		}
+	}
+	if _, err := s.Prune(30 * day); err != nil {
+		t.Fatal(err)
+	}
+	assertFiles(t, dir, append(want, "directory-map.lock")...)
 }
 
 func TestPruneEmptyStore(t *testing.T) {
