@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -447,4 +448,58 @@ func TestDir(t *testing.T) {
 	if got, want := NewStore(dir, nil).Dir(someID), filepath.Join(dir, someID); got != want {
 		t.Errorf("Dir = %q, want %q", got, want)
 	}
+}
+
+// Saving reuses the messages encoded by the save before; the file is
+// always what encoding the whole session gives.
+func TestSaveEncodesOnce(t *testing.T) {
+	t.Parallel()
+	s := NewStore(t.TempDir(), nil)
+	sess, err := s.New(someID, "/w", "fix <it> & more", "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := s.New("", "/w", "another", "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(what string, sess *Session) {
+		t.Helper()
+		if err := s.Save(sess); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(s.path(sess.ID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := encode(sess)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: the file holds\n%s\nwant\n%s", what, got, want)
+		}
+	}
+	add := func(role, content string) {
+		sess.History = append(sess.History, llm.Message{Role: role, Content: content})
+	}
+	check("empty", sess)
+	for i := range 20 {
+		add(llm.RoleUser, fmt.Sprintf("<tool_result tool=\"READ_FILE\" ok=\"true\">line %d & \"quotes\" \xff\u2028</tool_result>", i))
+		check(fmt.Sprintf("step %d", i), sess)
+		add(llm.RoleAssistant, fmt.Sprintf("# Agent Response\n\n## Thoughts\nstep %d", i))
+		sess.TaskList = append(sess.TaskList, Task{Status: "pending", Text: fmt.Sprintf("task %d", i)})
+	}
+	check("grown", sess)
+	// Failed attempts removed and the slots reused in place, as the loop does.
+	sess.History = sess.History[:30]
+	add(llm.RoleAssistant, "a new reply in an old slot")
+	add(llm.RoleUser, "a new result")
+	check("rewritten in place", sess)
+	check("another session in between", other)
+	sess.History = []llm.Message{{Role: llm.RoleUser, Content: "[CONTEXT SUMMARY]\n\nwork so far"}}
+	sess.Compressions = append(sess.Compressions, Compression{Timestamp: time.Now(), TokensBefore: 900, TokensAfter: 100})
+	check("compressed", sess)
+	sess.History = nil
+	check("no history", sess)
 }
