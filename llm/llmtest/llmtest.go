@@ -26,6 +26,10 @@ type Response struct {
 	// ChunkSize is the bytes of Content and Reasoning per chunk (whole
 	// characters); 0 is 16, a few words as servers stream tokens.
 	ChunkSize int
+	// Rate, when not 0, is how many chunks a second the stream sends at
+	// most, as a model generates tokens; 0 sends them as fast as the
+	// client reads.
+	Rate      int
 	Reasoning string // streamed first, in the server's reasoning field
 	// ReasoningField names the field Reasoning streams in; "" uses the
 	// server's (reasoning_content unless Impersonate chose another).
@@ -258,7 +262,15 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 func (s *Server) stream(w http.ResponseWriter, r *http.Request, model string, resp Response) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	flusher, _ := w.(http.Flusher)
+	start, sent := time.Now(), 0
 	send := func(v any) {
+		if resp.Rate > 0 {
+			// Ahead of the rate by a millisecond or more: wait.
+			if ahead := time.Duration(sent)*time.Second/time.Duration(resp.Rate) - time.Since(start); ahead >= time.Millisecond {
+				time.Sleep(ahead)
+			}
+			sent++
+		}
 		data, _ := json.Marshal(v)
 		fmt.Fprintf(w, "data: %s\n\n", data)
 		if flusher != nil {
