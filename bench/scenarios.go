@@ -163,7 +163,7 @@ func fixABugScenario() scenario {
 func fixABugKeptScenario() scenario {
 	return scenario{
 		name:   "fix-a-bug-kept",
-		title:  "the same, 100 sessions kept (60 MB)",
+		title:  "10-step task, 100 sessions kept (60 MB)",
 		target: "first request < 15 ms",
 		// The disk is still busy with the 60 MB for the first runs.
 		minWarmup: 3,
