@@ -10,9 +10,12 @@
 // the child's (wait4 rusage); first request is the time from starting the
 // process to the mock receiving the first chat request; step gap is the
 // time from the end of a reply (the mock's last byte) to the next request.
+// The scenarios' commands (grep, wc, yes, head) need a Unix system; peak
+// RSS is read on Linux and macOS.
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -39,7 +42,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	profile := flags.String("profile", "", "write a CPU profile of every timed run to `DIR` (go tool pprof reads several at once)")
 	keep := flags.String("stderr", "", "keep dev's stderr of every timed run in `DIR`")
 	memProfile := flags.Bool("memprofile", false, "with -profile, also write allocation profiles (slows the runs down)")
-	if err := flags.Parse(args); err != nil {
+	if err := flags.Parse(args); errors.Is(err, flag.ErrHelp) {
+		return 0
+	} else if err != nil {
 		return 2
 	}
 	selected, err := selectScenarios(*only)
