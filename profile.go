@@ -19,7 +19,9 @@ func startProfiles(getenv func(string) string) (stop func()) {
 	}
 	var cpu *os.File
 	if cpuPath != "" {
-		runtime.SetCPUProfileRate(1000) // short runs: 1 ms samples, not 10
+		// Short runs: 1 ms samples, not 10. StartCPUProfile then prints that
+		// it cannot set its own rate, and keeps this one.
+		runtime.SetCPUProfileRate(1000)
 		f, err := os.Create(cpuPath)
 		if err == nil {
 			err = pprof.StartCPUProfile(f)
