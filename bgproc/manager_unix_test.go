@@ -8,12 +8,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/devagent/dev/bgproc/bgproctest"
 )
 
 // start runs script with sh in dir.
@@ -50,49 +50,6 @@ func release(t *testing.T, path string) {
 	}
 	f.WriteString("go\n")
 	f.Close()
-}
-
-// gone reports whether pid no longer runs (a zombie counts as gone).
-func gone(pid int) bool {
-	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-		return true
-	}
-	if runtime.GOOS == "linux" {
-		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		if err != nil {
-			return true
-		}
-		if i := strings.LastIndexByte(string(stat), ')'); i > 0 && len(stat) > i+2 {
-			return stat[i+2] == 'Z'
-		}
-	}
-	return false
-}
-
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-func readPid(t *testing.T, path string) int {
-	t.Helper()
-	var pid int
-	waitFor(t, path+" is written", func() bool {
-		b, err := os.ReadFile(path)
-		if err != nil || !strings.HasSuffix(string(b), "\n") {
-			return false
-		}
-		pid, err = strconv.Atoi(strings.TrimSpace(string(b)))
-		return err == nil
-	})
-	return pid
 }
 
 // recorder collects a manager's callbacks.
@@ -140,7 +97,7 @@ func TestStopKillsWhatIgnoresTerm(t *testing.T) {
 	dir := t.TempDir()
 	// Ignored signals stay ignored across exec: the child ignores TERM too.
 	p := start(t, dir, "trap '' TERM; sleep 300 & echo $! > child.pid; wait")
-	child := readPid(t, filepath.Join(dir, "child.pid"))
+	child := bgproctest.PID(t, filepath.Join(dir, "child.pid"))
 	began := time.Now()
 	if forced := p.Stop(100 * time.Millisecond); !forced {
 		t.Error("Stop did not report KILL")
@@ -148,7 +105,7 @@ func TestStopKillsWhatIgnoresTerm(t *testing.T) {
 	if elapsed := time.Since(began); elapsed < 100*time.Millisecond {
 		t.Errorf("KILL came after %v, before the grace period", elapsed)
 	}
-	waitFor(t, "the child is gone", func() bool { return gone(child) })
+	bgproctest.WaitFor(t, "the child is gone", func() bool { return bgproctest.Gone(child) })
 	if !p.Stopped() || p.ExitCode() != -1 || p.State() != "signal: killed" {
 		t.Errorf("stopped %v, exit code %d, state %q", p.Stopped(), p.ExitCode(), p.State())
 	}
@@ -159,16 +116,16 @@ func TestStopClearsChildrenLeftBehind(t *testing.T) {
 	dir := t.TempDir()
 	// The shell exits at once; its child keeps the group (and the pipe).
 	p := start(t, dir, "sleep 300 & echo $! > child.pid")
-	child := readPid(t, filepath.Join(dir, "child.pid"))
+	child := bgproctest.PID(t, filepath.Join(dir, "child.pid"))
 	<-p.Done()
-	if gone(child) {
+	if bgproctest.Gone(child) {
 		t.Fatal("the child did not outlive the shell")
 	}
 	p.Stop(time.Second)
 	if p.Stopped() {
 		t.Error("a process that had exited by itself counts as stopped")
 	}
-	waitFor(t, "the child is gone", func() bool { return gone(child) })
+	bgproctest.WaitFor(t, "the child is gone", func() bool { return bgproctest.Gone(child) })
 }
 
 func TestManagerLifecycle(t *testing.T) {
@@ -180,7 +137,7 @@ func TestManagerLifecycle(t *testing.T) {
 	defer m.Shutdown()
 
 	p := start(t, dir, "echo before; read x < gate; echo after $x; exit 7")
-	waitFor(t, "the first line", func() bool { return p.Output().Total() == 7 })
+	bgproctest.WaitFor(t, "the first line", func() bool { return p.Output().Total() == 7 })
 	seen := p.Output().Detach()
 	info, err := m.Adopt(p, "the command", seen)
 	if err != nil {
@@ -253,7 +210,7 @@ func TestManagerKill(t *testing.T) {
 	defer m.Shutdown()
 	// A child that ignores nothing special: TERM to the group ends it.
 	p := start(t, dir, "echo up; sh -c 'echo $$ > child.pid; exec sleep 300' & wait")
-	child := readPid(t, filepath.Join(dir, "child.pid"))
+	child := bgproctest.PID(t, filepath.Join(dir, "child.pid"))
 	info, _ := m.Adopt(p, "server", 0)
 	receive(t, rec.started, "start")
 	r, err := m.Kill(info.ID)
@@ -263,7 +220,7 @@ func TestManagerKill(t *testing.T) {
 	if exit := receive(t, rec.exited, "exit"); exit.Status != Killed {
 		t.Errorf("OnExit: %+v", exit)
 	}
-	waitFor(t, "the child is gone", func() bool { return gone(child) })
+	bgproctest.WaitFor(t, "the child is gone", func() bool { return bgproctest.Gone(child) })
 }
 
 func TestManagerKillForced(t *testing.T) {
@@ -272,13 +229,13 @@ func TestManagerKillForced(t *testing.T) {
 	m := New(Options{Grace: 100 * time.Millisecond})
 	defer m.Shutdown()
 	p := start(t, dir, "trap '' TERM; sleep 300 & echo $! > child.pid; wait")
-	child := readPid(t, filepath.Join(dir, "child.pid"))
+	child := bgproctest.PID(t, filepath.Join(dir, "child.pid"))
 	info, _ := m.Adopt(p, "stubborn", 0)
 	r, err := m.Kill(info.ID)
 	if err != nil || !r.WasRunning || !r.Forced || r.Status != Killed {
 		t.Errorf("Kill: %+v, %v", r, err)
 	}
-	waitFor(t, "the child is gone", func() bool { return gone(child) })
+	bgproctest.WaitFor(t, "the child is gone", func() bool { return bgproctest.Gone(child) })
 }
 
 func TestManagerShutdown(t *testing.T) {
@@ -297,7 +254,7 @@ func TestManagerShutdown(t *testing.T) {
 		p := start(t, dir, script)
 		info, _ := m.Adopt(p, script, 0)
 		want = append(want, info.ID)
-		pids = append(pids, readPid(t, filepath.Join(dir, strconv.Itoa(i)+".pid")))
+		pids = append(pids, bgproctest.PID(t, filepath.Join(dir, strconv.Itoa(i)+".pid")))
 	}
 	began := time.Now()
 	stopped := m.Shutdown()
@@ -309,7 +266,7 @@ func TestManagerShutdown(t *testing.T) {
 		t.Errorf("Shutdown returned %+v, want %v killed (not %s, which had exited)", stopped, want, a.ID)
 	}
 	for _, pid := range pids {
-		if !gone(pid) {
+		if !bgproctest.Gone(pid) {
 			t.Errorf("pid %d still runs", pid)
 		}
 	}

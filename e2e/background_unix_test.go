@@ -6,17 +6,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/devagent/dev/bgproc/bgproctest"
 	"github.com/devagent/dev/llm/llmtest"
 )
 
@@ -85,29 +84,6 @@ func idFrom(t *testing.T, req llmtest.Request) string {
 		t.Errorf("no background id in %q", lastUser(req))
 	}
 	return id
-}
-
-func readPidFile(t *testing.T, w *world, name string) int {
-	t.Helper()
-	var pid int
-	if _, err := fmt.Sscan(w.read(name), &pid); err != nil {
-		t.Fatal(err)
-	}
-	return pid
-}
-
-// gone reports whether pid no longer runs. A zombie counts as gone: an
-// orphan waits for init to reap it, which some container inits do slowly.
-func gone(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return true
-	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return runtime.GOOS == "linux" // no /proc entry: gone; elsewhere kill said it runs
-	}
-	i := bytes.LastIndexByte(stat, ')')
-	return i > 0 && len(stat) > i+2 && stat[i+2] == 'Z'
 }
 
 // A command outliving a 1 s timeout moves to the background; the model
@@ -191,7 +167,7 @@ func TestBackgroundProcessStoppedWhenDevExits(t *testing.T) {
 	w.srv.Script(reply("Sleep.", "COMMAND", "echo $$ > pid; exec sleep 300"), done("Left it sleeping."))
 	r := w.run("--no-audit", "-p", "sleep in the background")
 	r.expect(t, 0)
-	pid := readPidFile(t, w, "pid")
+	pid := bgproctest.PID(t, filepath.Join(w.dir, "pid"))
 	id := procIDRE.FindString(lastUser(w.srv.Requests()[1]))
 	if want := "dev: stopped background process " + id + " on exit: echo $$ > pid; exec sleep 300\n"; id == "" || !strings.Contains(r.stderr, want) {
 		t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
@@ -200,7 +176,7 @@ func TestBackgroundProcessStoppedWhenDevExits(t *testing.T) {
 		t.Errorf("stdout %q", r.stdout)
 	}
 	// dev waits for what it stops: the process is gone when dev is.
-	if !gone(pid) {
+	if !bgproctest.Gone(pid) {
 		t.Errorf("the backgrounded sleep 300 (pid %d) still runs after dev exited", pid)
 	}
 }
@@ -230,8 +206,8 @@ func TestKillBackgroundProcessGroup(t *testing.T) {
 	if !strings.Contains(r.stderr, "◇ "+id+" killed after ") || strings.Contains(r.stderr, "stopped background process") {
 		t.Errorf("stderr:\n%s", r.stderr)
 	}
-	pid := readPidFile(t, w, "child.pid")
-	waitFor(t, "the child to be gone", func() bool { return gone(pid) })
+	pid := bgproctest.PID(t, filepath.Join(w.dir, "child.pid"))
+	bgproctest.WaitFor(t, "the child to be gone", func() bool { return bgproctest.Gone(pid) })
 }
 
 // SIGTERM, and Ctrl+C twice (the second exits at once), stop what dev
@@ -248,30 +224,20 @@ func TestBackgroundStoppedOnSignals(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			w := newWorld(t, map[string]any{"commandTimeout": 1})
 			w.srv.Script(reply("Sleep.", "COMMAND", tt.command), llmtest.Response{Content: "# Agent", Hang: true})
-			cmd, _, stderr := w.command(t.Context(), "--no-audit", "-p", "sleep, then wait")
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			select {
-			case <-w.srv.Hanging():
-			case <-time.After(30 * time.Second):
-				cmd.Process.Kill()
-				t.Fatalf("the second request never came; stderr:\n%s", stderr)
-			}
+			cmd, _, stderr := w.startUntilHanging("--no-audit", "-p", "sleep, then wait")
 			for _, s := range tt.signals {
 				if err := cmd.Process.Signal(s); err != nil {
 					t.Fatal(err)
 				}
 			}
-			err := cmd.Wait()
-			if exit, ok := err.(interface{ ExitCode() int }); !ok || exit.ExitCode() != 130 {
-				t.Fatalf("exit: %v, want 130; stderr:\n%s", err, stderr)
+			if code := exitCode(t, cmd); code != 130 {
+				t.Fatalf("exit code %d, want 130; stderr:\n%s", code, stderr)
 			}
 			if !strings.Contains(stderr.String(), "dev: stopped background process proc_") {
 				t.Errorf("stderr:\n%s", stderr)
 			}
-			pid := readPidFile(t, w, "pid")
-			waitFor(t, "the background process to be gone", func() bool { return gone(pid) })
+			pid := bgproctest.PID(t, filepath.Join(w.dir, "pid"))
+			bgproctest.WaitFor(t, "the background process to be gone", func() bool { return bgproctest.Gone(pid) })
 		})
 	}
 }
@@ -306,7 +272,7 @@ func TestBackgroundKeptAcrossInteractiveTurns(t *testing.T) {
 	if !strings.Contains(r.stderr, "dev: stopped background process "+id+" on exit") {
 		t.Errorf("stderr:\n%s", r.stderr)
 	}
-	if pid := readPidFile(t, w, "pid"); !gone(pid) {
+	if pid := bgproctest.PID(t, filepath.Join(w.dir, "pid")); !bgproctest.Gone(pid) {
 		t.Errorf("pid %d still runs after dev exited", pid)
 	}
 }

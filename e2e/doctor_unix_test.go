@@ -6,7 +6,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/devagent/dev/llm/llmtest"
 )
@@ -19,16 +18,7 @@ func TestDoctorInterrupt(t *testing.T) {
 	w.srv.Respond(func(llmtest.Request) (llmtest.Response, bool) {
 		return llmtest.Response{Content: "O", Hang: true}, true
 	})
-	cmd, stdout, stderr := w.command(t.Context(), "doctor")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-w.srv.Hanging():
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
-		t.Fatalf("the probe never reached the server; stderr:\n%s", stderr)
-	}
+	cmd, stdout, stderr := w.startUntilHanging("doctor")
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}

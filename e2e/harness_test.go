@@ -151,6 +151,38 @@ func (w *world) command(ctx context.Context, args ...string) (*exec.Cmd, *bytes.
 	return cmd, &stdout, &stderr
 }
 
+// startUntilHanging starts dev and returns once one of its requests hangs at
+// the server (a Hang response): the moment to signal it. exitCode ends it.
+func (w *world) startUntilHanging(args ...string) (cmd *exec.Cmd, stdout, stderr *bytes.Buffer) {
+	w.t.Helper()
+	cmd, stdout, stderr = w.command(w.t.Context(), args...)
+	if err := cmd.Start(); err != nil {
+		w.t.Fatal(err)
+	}
+	select {
+	case <-w.srv.Hanging():
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		cmd.Wait()
+		w.t.Fatalf("dev %q never got its request to the server; stderr:\n%s", args, stderr)
+	}
+	return cmd, stdout, stderr
+}
+
+// exitCode waits for a started dev to end and returns its exit code.
+func exitCode(t testing.TB, cmd *exec.Cmd) int {
+	t.Helper()
+	err := cmd.Wait()
+	if err == nil {
+		return 0
+	}
+	exit, ok := err.(interface{ ExitCode() int })
+	if !ok {
+		t.Fatal(err)
+	}
+	return exit.ExitCode()
+}
+
 // run runs dev to completion (with a generous deadline) and returns what it did.
 func (w *world) run(args ...string) result {
 	w.t.Helper()

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/llm/llmtest"
@@ -520,18 +519,6 @@ func TestInteractiveBasic(t *testing.T) {
 	}
 	if !strings.Contains(reqs[0].Messages[0].Content, "## ASK_USER") {
 		t.Errorf("the interactive system prompt does not offer ASK_USER")
-	}
-}
-
-// waitFor polls cond until it holds, failing the test after a deadline.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/devagent/dev/bgproc"
+	"github.com/devagent/dev/bgproc/bgproctest"
 )
 
 // bgEnv is an Env whose commands move to a manager after timeout; exits
@@ -53,11 +54,11 @@ func open(t *testing.T, fifo string) {
 // waitPid waits until a command has written its pid file, then reads it.
 func waitPid(t *testing.T, path string) int {
 	t.Helper()
-	waitFor(t, path+" is written", func() bool {
+	bgproctest.WaitFor(t, path+" is written", func() bool {
 		b, err := os.ReadFile(path)
 		return err == nil && strings.HasSuffix(string(b), "\n")
 	})
-	return readPid(t, path)
+	return bgproctest.PID(t, path)
 }
 
 func awaitExit(t *testing.T, exits chan bgproc.Info) bgproc.Info {
@@ -182,8 +183,8 @@ func TestCommandStoppedWhenTheManagerIsClosed(t *testing.T) {
 	if want := "Error: Command timed out after 1 s; it was stopped (its whole process group). Output so far:\nbefore\ngot TERM\nRun long-lived"; r.OK || !strings.HasPrefix(r.Output, want) {
 		t.Errorf("%q, want it to start with %q", r.Output, want)
 	}
-	pid := readPid(t, filepath.Join(env.Dir, "pid"))
-	waitFor(t, "the command is gone", func() bool { return gone(pid) })
+	pid := bgproctest.PID(t, filepath.Join(env.Dir, "pid"))
+	bgproctest.WaitFor(t, "the command is gone", func() bool { return bgproctest.Gone(pid) })
 }
 
 func TestKillBackgroundProcess(t *testing.T) {
@@ -201,7 +202,7 @@ func TestKillBackgroundProcess(t *testing.T) {
 	if exit := awaitExit(t, exits); exit.Status != bgproc.Killed {
 		t.Errorf("exit: %+v", exit)
 	}
-	waitFor(t, "the child is gone", func() bool { return gone(child) })
+	bgproctest.WaitFor(t, "the child is gone", func() bool { return bgproctest.Gone(child) })
 	again := runTool(t, KillBackgroundTool{}, env, id)
 	if !again.OK || !strings.Contains(again.Output, " was already stopped (killed after ") {
 		t.Errorf("second KILL: %q", again.Output)
@@ -222,7 +223,7 @@ func TestKillBackgroundProcessThatIgnoresTerm(t *testing.T) {
 	if !k.OK || !strings.Contains(k.Output, ": it did not stop within 200 ms of TERM, so its process group got KILL.") {
 		t.Errorf("KILL: %q", k.Output)
 	}
-	waitFor(t, "the child is gone", func() bool { return gone(child) })
+	bgproctest.WaitFor(t, "the child is gone", func() bool { return bgproctest.Gone(child) })
 }
 
 func TestKillBackgroundProcessThatExited(t *testing.T) {

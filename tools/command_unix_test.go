@@ -4,7 +4,6 @@ package tools
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -13,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/devagent/dev/bgproc/bgproctest"
 )
 
 func TestCommandResults(t *testing.T) {
@@ -64,49 +65,6 @@ func TestCommandWorkingDirectory(t *testing.T) {
 	}
 }
 
-// gone reports whether pid no longer runs (a zombie waiting for a parent
-// that will never reap it counts as gone).
-func gone(pid int) bool {
-	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-		return true
-	}
-	if runtime.GOOS == "linux" {
-		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		if err != nil {
-			return true
-		}
-		if i := strings.LastIndexByte(string(stat), ')'); i > 0 && len(stat) > i+2 {
-			return stat[i+2] == 'Z'
-		}
-	}
-	return false
-}
-
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-func readPid(t *testing.T, p string) int {
-	t.Helper()
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("pid file: %v", err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pid
-}
-
 func TestCommandTimeoutKillsTheGroup(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t, nil)
@@ -122,8 +80,8 @@ func TestCommandTimeoutKillsTheGroup(t *testing.T) {
 	if r.OK || r.ExitCode != -1 || !strings.HasPrefix(r.Output, want) {
 		t.Errorf("OK=%v ExitCode=%d Output=%q", r.OK, r.ExitCode, r.Output)
 	}
-	pid := readPid(t, filepath.Join(env.Dir, "grandchild.pid"))
-	waitFor(t, "the grandchild is gone", func() bool { return gone(pid) })
+	pid := bgproctest.PID(t, filepath.Join(env.Dir, "grandchild.pid"))
+	bgproctest.WaitFor(t, "the grandchild is gone", func() bool { return bgproctest.Gone(pid) })
 }
 
 func TestCommandTimeoutKillsWhatIgnoresTerm(t *testing.T) {
@@ -139,8 +97,8 @@ func TestCommandTimeoutKillsWhatIgnoresTerm(t *testing.T) {
 	if res.OK || !strings.HasPrefix(res.Output, "Error: Command timed out after 300 ms;") {
 		t.Errorf("%q", res.Output)
 	}
-	pid := readPid(t, filepath.Join(env.Dir, "child.pid"))
-	waitFor(t, "the child is gone", func() bool { return gone(pid) })
+	pid := bgproctest.PID(t, filepath.Join(env.Dir, "child.pid"))
+	bgproctest.WaitFor(t, "the child is gone", func() bool { return bgproctest.Gone(pid) })
 }
 
 func TestCommandBackgroundChildDoesNotBlock(t *testing.T) {
@@ -148,7 +106,7 @@ func TestCommandBackgroundChildDoesNotBlock(t *testing.T) {
 	env := newEnv(t, nil)
 	start := time.Now()
 	r := runTool(t, CommandTool{}, env, "sleep 30 & echo $! > bg.pid; echo done")
-	pid := readPid(t, filepath.Join(env.Dir, "bg.pid"))
+	pid := bgproctest.PID(t, filepath.Join(env.Dir, "bg.pid"))
 	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
 	if elapsed := time.Since(start); elapsed > 5*time.Second {
 		t.Errorf("took %v: the left-behind child blocked the command", elapsed)
