@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/llm/llmtest"
@@ -608,5 +609,32 @@ func TestSessionsCommands(t *testing.T) {
 	}
 	if r := w.run("sessions", "show", "../../etc/passwd"); r.code != 2 {
 		t.Errorf("bad id: exit %d", r.code)
+	}
+}
+
+func TestOldSessionsRemovedAtStart(t *testing.T) {
+	w := newWorld(t, map[string]any{"sessionRetentionDays": 7})
+	dir := filepath.Join(w.home, "sessions")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	write := func(id string, age time.Duration) string {
+		updated := time.Now().Add(-age).UTC().Format(time.RFC3339)
+		path := filepath.Join(dir, id+".json")
+		body := `{"id":"` + id + `","createdAt":"` + updated + `","updatedAt":"` + updated + `","workingDirectory":"/elsewhere","originalPrompt":"x","model":"m","status":"complete","taskList":[],"history":[],"totalTokens":0,"compressions":[],"compressionCount":0,"audits":[]}`
+		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	old := write("11111111-1111-4111-8111-111111111111", 8*24*time.Hour)
+	recent := write("22222222-2222-4222-8222-222222222222", 6*24*time.Hour)
+	w.srv.Script(done("ok"))
+	w.run("--no-audit", "-p", "x").expect(t, 0)
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Errorf("a session older than sessionRetentionDays is still there (%v)", err)
+	}
+	if _, err := os.Stat(recent); err != nil {
+		t.Errorf("a recent session was removed: %v", err)
 	}
 }
