@@ -303,6 +303,9 @@ func chatRequest(req Request, withUsage bool) (params openai.ChatCompletionReque
 		out.Temperature = t
 	}
 	if req.MaxTokens != nil {
+		// max_tokens, deprecated by OpenAI for max_completion_tokens, is the
+		// field llama.cpp, vLLM, Ollama and LM Studio read; OpenAI still
+		// accepts it for chat models.
 		out.MaxTokens = *req.MaxTokens
 	}
 	return out, Normalize(req.Messages)

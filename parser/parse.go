@@ -325,11 +325,6 @@ func toolChoice(h heading, body string) *toolDraft {
 	return &toolDraft{nameLine: strings.TrimSpace(line), extra: trimBlock(after)}
 }
 
-func isBareFence(line string) bool {
-	f, ok := parseFence(line)
-	return ok && f.info == ""
-}
-
 // tool resolves the n-th of count tool drafts into resp.Tools.
 func (p *parse) tool(n, count int, t *toolDraft) {
 	which := "`## Tool Choice`"

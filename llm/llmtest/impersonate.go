@@ -22,9 +22,6 @@ const (
 	LMStudio Kind = "LM Studio"
 )
 
-// Kinds lists every Kind, Generic first.
-func Kinds() []Kind { return []Kind{Generic, LlamaCpp, VLLM, Ollama, LMStudio} }
-
 // Impersonate makes the server answer like kind, with its first model loaded
 // in a context window of window tokens: the endpoints dev probes (llama.cpp's
 // /props, vLLM's max_model_len in /v1/models, Ollama's /api/version and
