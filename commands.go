@@ -3,19 +3,17 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/devagent/dev/config"
 	"github.com/devagent/dev/sessions"
+	"github.com/devagent/dev/ui"
 )
 
 // sessionStore opens the sessions without loading config.json: listing and
@@ -25,7 +23,7 @@ func (d *devCmd) sessionStore() (*sessions.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return sessions.NewStore(filepath.Join(dir, "sessions"), time.Now), nil
+	return sessions.Open(dir, time.Now), nil
 }
 
 // sessionsList prints the sessions, newest first.
@@ -58,23 +56,7 @@ func (d *devCmd) sessionsList(c *cli.Context) error {
 		fmt.Fprintln(d.streams.Err, "no sessions yet")
 		return nil
 	}
-	return writeSessionTable(d.streams.Out, list, "")
-}
-
-// writeSessionTable writes sessions as an aligned table; current, when set,
-// is marked.
-func writeSessionTable(out io.Writer, list []*sessions.Session, current string) error {
-	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tUPDATED\tSTATUS\tDIRECTORY\tPROMPT")
-	for _, x := range list {
-		id := x.ID
-		if id == current {
-			id += " *"
-		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", id, x.UpdatedAt.Local().Format("2006-01-02 15:04"),
-			x.Status, x.WorkingDirectory, excerpt(x.OriginalPrompt, 50))
-	}
-	return w.Flush()
+	return ui.SessionTable(d.streams.Out, list, "")
 }
 
 // sessionsShow prints a readable transcript of one session.
@@ -96,31 +78,8 @@ func (d *devCmd) sessionsShow(c *cli.Context) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(sess)
 	}
-	fmt.Fprintf(out, "# Session %s\n\n", sess.ID)
-	fmt.Fprintf(out, "- Directory: %s\n- Model: %s\n- Status: %s\n- Created: %s\n- Updated: %s\n- Tokens: %d\n\n",
-		sess.WorkingDirectory, sess.Model, sess.Status,
-		sess.CreatedAt.Format(time.RFC3339), sess.UpdatedAt.Format(time.RFC3339), sess.TotalTokens)
-	if len(sess.TaskList) > 0 {
-		fmt.Fprintln(out, "## Task list")
-		marks := map[string]string{"complete": "[x]", "in-progress": "[~]", "pending": "[ ]"}
-		for _, t := range sess.TaskList {
-			fmt.Fprintf(out, "%s %s\n", marks[t.Status], t.Text)
-		}
-		fmt.Fprintln(out)
-	}
-	for i, m := range sess.History {
-		fmt.Fprintf(out, "## %d. %s\n\n%s\n\n", i+1, m.Role, strings.TrimSpace(m.Content))
-	}
+	ui.Transcript(out, sess)
 	return nil
-}
-
-func excerpt(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 // configPath prints the config file's path.

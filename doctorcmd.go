@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/devagent/dev/app"
 	"github.com/devagent/dev/config"
 	"github.com/devagent/dev/doctor"
 	"github.com/devagent/dev/ui"
@@ -46,17 +47,9 @@ func (d *devCmd) doctor(c *cli.Context) error {
 		File: config.Path(dir), FileFound: found, Warnings: warnings, Err: err,
 	}
 
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		select {
-		case <-d.interrupts: // every probe ends with ctx, so one Ctrl+C is enough
-			cancel()
-		case <-done:
-		}
-	}()
+	// Every probe ends with ctx, so one Ctrl+C is enough.
+	ctx, done := d.intr.Work(context.Background())
+	defer done()
 	report := doctor.Run(ctx, dc)
 
 	if c.Bool("json") {
@@ -68,9 +61,9 @@ func (d *devCmd) doctor(c *cli.Context) error {
 	case err != nil:
 		return fmt.Errorf("writing the report: %w", err)
 	case ctx.Err() != nil:
-		return &exitError{exitInterrupted}
+		return &exitError{app.ExitInterrupted}
 	case report.Failed():
-		return &exitError{exitFailure}
+		return &exitError{app.ExitFailure}
 	}
 	return nil
 }

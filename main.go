@@ -1,6 +1,8 @@
 // Command dev is a terminal agent for development tasks. It drives any
-// OpenAI-compatible chat server through a markdown protocol. This file wires
-// the command line; the work happens in the packages.
+// OpenAI-compatible chat server through a markdown protocol. This package
+// is the command line: flags, the choice of renderers, the one path from
+// signals to contexts, and the one mapping from errors to exit codes. The
+// work happens in package app and below.
 package main
 
 import (
@@ -9,29 +11,23 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/devagent/dev/app"
 	"github.com/devagent/dev/config"
+	"github.com/devagent/dev/event"
 	"github.com/devagent/dev/loop"
+	"github.com/devagent/dev/repl"
 	"github.com/devagent/dev/sessions"
 	"github.com/devagent/dev/ui"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "0.1.0-dev"
-
-// Exit codes (SPEC §6).
-const (
-	exitOK          = 0
-	exitFailure     = 1
-	exitUsage       = 2
-	exitAudit       = 3
-	exitMaxLoops    = 4
-	exitFormat      = 5
-	exitInterrupted = 130
-)
 
 const exitCodesHelp = `EXIT CODES:
    0    done: DONE accepted (audit passed or skipped)
@@ -43,10 +39,27 @@ const exitCodesHelp = `EXIT CODES:
    130  interrupted`
 
 func main() {
+	stopProfiles := startProfiles(os.Getenv)
+	intr := newInterrupts()
 	signals := make(chan os.Signal, 2)
 	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
-	stopProfiles := startProfiles(os.Getenv)
-	code := run(os.Args, ui.System(os.Getenv), os.Getenv, signals)
+	go intr.watch(signals)
+	streams := ui.System(os.Getenv)
+	streams.Out = intr.watchOutput(streams.Out)
+
+	// dev runs beside this goroutine so that a second Ctrl+C ends it at
+	// once, whatever it is doing: every process it started is stopped
+	// first, and session files are written atomically, so nothing is left
+	// half done.
+	finished := make(chan int, 1)
+	go func() { finished <- run(os.Args, streams, os.Getenv, intr) }()
+	var code int
+	select {
+	case code = <-finished:
+	case <-intr.forced():
+		intr.cleanUp()
+		code = app.ExitInterrupted
+	}
 	stopProfiles()
 	os.Exit(code)
 }
@@ -67,12 +80,10 @@ type exitError struct{ code int }
 func (e *exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
 // run executes the command line and returns the process's exit code.
-// interrupts delivers Ctrl+C and SIGTERM.
-func run(args []string, streams *ui.Streams, env ui.Env, interrupts <-chan os.Signal) int {
-	app := newApp(streams, env, interrupts)
-	err := app.Run(args)
+func run(args []string, streams *ui.Streams, env ui.Env, intr *interrupts) int {
+	err := newCLI(&devCmd{streams: streams, env: env, intr: intr}).Run(args)
 	code := exitCode(err)
-	if err != nil && code != exitOK {
+	if err != nil && code != app.ExitOK {
 		var shown *exitError
 		if !errors.As(err, &shown) {
 			fmt.Fprintln(streams.Err, "dev: "+err.Error())
@@ -90,40 +101,28 @@ func exitCode(err error) int {
 	)
 	switch {
 	case err == nil:
-		return exitOK
+		return app.ExitOK
 	case errors.As(err, &exit):
 		return exit.code
 	case errors.As(err, &usage), errors.As(err, &cfgErr),
 		errors.Is(err, sessions.ErrNotFound), errors.Is(err, sessions.ErrInUse),
 		errors.Is(err, sessions.ErrNoSession), errors.Is(err, sessions.ErrBadID):
-		return exitUsage
+		return app.ExitUsage
 	case errors.Is(err, context.Canceled):
-		return exitInterrupted
+		return app.ExitInterrupted
 	default:
-		return exitFailure
+		return app.ExitFailure
 	}
 }
 
-// outcomeCode maps how a run ended to the exit code of SPEC §6.
-func outcomeCode(o loop.Outcome) int {
-	switch o.Stop {
-	case loop.Done:
-		return exitOK
-	case loop.MaxLoops:
-		return exitMaxLoops
-	case loop.FormatFailed, loop.Looping:
-		return exitFormat
-	case loop.Interrupted:
-		return exitInterrupted
-	case loop.AuditFailed:
-		return exitAudit
-	default:
-		return exitFailure
-	}
+// devCmd holds what every command needs.
+type devCmd struct {
+	streams *ui.Streams
+	env     ui.Env
+	intr    *interrupts
 }
 
-func newApp(streams *ui.Streams, env ui.Env, interrupts <-chan os.Signal) *cli.App {
-	d := &devCmd{streams: streams, env: env, interrupts: interrupts}
+func newCLI(d *devCmd) *cli.App {
 	return &cli.App{
 		Name:  "dev",
 		Usage: "a terminal agent for development tasks, for any OpenAI-compatible server",
@@ -140,9 +139,9 @@ dev doctor [--json]          check the model server and say what to change`,
 			"object per event and line); progress, warnings and errors go to stderr.\n\n" + exitCodesHelp,
 		HideVersion:     true,
 		HideHelpCommand: true,
-		Writer:          streams.Out,
-		ErrWriter:       streams.Err,
-		Reader:          streams.In,
+		Writer:          d.streams.Out,
+		ErrWriter:       d.streams.Err,
+		Reader:          d.streams.In,
 		ExitErrHandler:  func(*cli.Context, error) {}, // exit codes are decided by run
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return &usageError{err.Error()}
@@ -182,4 +181,116 @@ dev doctor [--json]          check the model server and say what to change`,
 			d.doctorCommand(),
 		},
 	}
+}
+
+// root runs the agent: automated with -p, interactive otherwise.
+func (d *devCmd) root(c *cli.Context) error {
+	if c.Bool("version") {
+		fmt.Fprintln(d.streams.Out, "dev "+version)
+		return nil
+	}
+	if c.NArg() > 0 {
+		return usagef("unexpected argument %q: give the task with -p \"…\", or run dev without arguments for a conversation", c.Args().First())
+	}
+	if c.Bool("resume") && c.IsSet("session") {
+		return usagef("--resume and --session cannot be used together")
+	}
+	if c.Bool("quiet") && c.Bool("verbose") {
+		return usagef("--quiet and --verbose cannot be used together")
+	}
+	prompt := c.String("prompt")
+	automated := c.IsSet("prompt")
+	if automated && strings.TrimSpace(prompt) == "" {
+		return usagef("-p needs a prompt")
+	}
+	if !automated && c.Bool("json") {
+		return usagef("--json needs -p: it describes an automated run")
+	}
+	cfgDir, cfg, err := d.loadConfig()
+	if err != nil {
+		return err
+	}
+	if m := c.String("model"); m != "" {
+		cfg.Model = m
+	}
+	cwd, err := workingDir(c.String("cwd"))
+	if err != nil {
+		return err
+	}
+
+	level := ui.Normal
+	if c.Bool("quiet") {
+		level = ui.Quiet
+	} else if c.Bool("verbose") {
+		level = ui.Verbose
+	}
+	var sink event.Sink = ui.NewTerminal(d.streams, level)
+	if c.Bool("json") {
+		sink = event.Multi{ui.NewJSON(d.streams.Out), sink}
+	}
+	opts := app.Options{
+		Config: cfg, ConfigDir: cfgDir,
+		Dir: cwd, DirGiven: c.IsSet("cwd"),
+		Automated: automated, Resume: c.Bool("resume"), SessionID: c.String("session"), Prompt: prompt,
+		NoAudit: c.Bool("no-audit"), Sink: sink,
+	}
+	var conversation *repl.REPL
+	if !automated {
+		conversation = repl.New(d.streams, cfgDir, d.intr)
+		opts.Ask = conversation.Ask
+	}
+	a, err := app.Open(opts)
+	if err != nil {
+		return err
+	}
+	d.intr.onForce(a.Kill)
+	defer a.Close()
+	if !automated {
+		return conversation.Run(a)
+	}
+	ctx, done := d.intr.Work(context.Background())
+	res := a.Run(ctx, prompt)
+	done()
+	if res.Stop == loop.Done && !c.Bool("json") {
+		fmt.Fprintln(d.streams.Out, strings.TrimSpace(res.Summary))
+	}
+	if res.Code != app.ExitOK {
+		return &exitError{res.Code}
+	}
+	return nil
+}
+
+// loadConfig reads config.json (creating it with defaults when missing)
+// and the environment; its warnings go to stderr.
+func (d *devCmd) loadConfig() (dir string, cfg config.Config, err error) {
+	dir, err = config.Dir(config.Env(d.env))
+	if err != nil {
+		return "", cfg, fmt.Errorf("finding the config directory: %w", err)
+	}
+	cfg, warnings, err := config.Load(dir, config.Env(d.env))
+	if err != nil {
+		return "", cfg, err
+	}
+	for _, w := range warnings {
+		fmt.Fprintln(d.streams.Err, "dev: warning: "+w)
+	}
+	return dir, cfg, nil
+}
+
+func workingDir(flag string) (string, error) {
+	dir := flag
+	if dir == "" {
+		var err error
+		if dir, err = os.Getwd(); err != nil {
+			return "", fmt.Errorf("reading the current directory: %w", err)
+		}
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("--cwd %s: %w", dir, err)
+	}
+	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+		return "", usagef("--cwd %s: not a directory", dir)
+	}
+	return abs, nil
 }

@@ -2,7 +2,7 @@
 // accepted, a separate conversation with its own system prompt inspects the
 // workspace and gives a verdict. Its tools cannot change anything: READ_FILE,
 // LIST_DIRECTORY, DONE, and COMMAND limited to an allowlist of read-only
-// commands. It emits nothing and never prints; the caller renders its result.
+// commands. It emits its steps as events and never prints.
 package audit
 
 import (
@@ -12,9 +12,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/devagent/dev/event"
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/prompts"
+	"github.com/devagent/dev/sessions"
+	"github.com/devagent/dev/step"
 	"github.com/devagent/dev/tools"
 )
 
@@ -37,34 +40,37 @@ type Input struct {
 	Commands []Command
 }
 
-// Step is one reply of the auditor and what its tools returned.
-type Step struct {
-	Thoughts string
-	Calls    []parser.ToolCall
-	Results  []tools.Result
-}
-
 // Result is a finished audit.
 type Result struct {
-	Verdict    Verdict
-	Feedback   string // the auditor's report, or why the audit could not pass
-	Steps      int    // replies of the auditor
-	Transcript []Step
+	Verdict  Verdict
+	Feedback string // the auditor's report, or why the audit could not pass
+	Steps    int    // replies of the auditor
+	Tokens   int    // spent by the audit's requests
 }
 
-// Auditor runs audits. Model should retry transient failures itself
-// (llm.Retrier), as for the worker.
+// Auditor runs audits: each is a conversation of package step, with the
+// auditor's system prompt and read-only tools, and the same handling of
+// unusable replies and context overflows as the worker's. Model should
+// retry transient failures itself (llm.Retrier), as for the worker.
 type Auditor struct {
-	Model       llm.Streamer
+	Model       step.Model
 	ModelName   string
 	Temperature *float64
 	MaxTokens   *int
-	// Env is where allowed commands run: the worker's directory and
-	// command timeout. It must not offer background processes or questions.
+	// Env is where allowed commands run: the worker's directory, command
+	// timeout and session directory. It must not offer background
+	// processes or questions.
 	Env        *tools.Env
 	Commands   []string // allowed command prefixes (config auditCommands)
 	MaxSteps   int      // replies before the audit gives up and fails
 	MaxRetries int      // consecutive unparseable replies before ErrFormat
+	// Sink receives the audit's steps as events marked event.Auditor.
+	Sink event.Sink
+	// Window is the server's context window; Compactor, when set, keeps a
+	// long audit inside it.
+	Window            *step.Window
+	Compactor         step.Compactor
+	CompressThreshold float64
 }
 
 // DefaultMaxSteps bounds an audit when MaxSteps is not set.
@@ -73,62 +79,75 @@ const DefaultMaxSteps = 30
 // noVerdict is told to the auditor once when its DONE lacks a verdict.
 const noVerdict = "Your report has no verdict. Use DONE again with the same report ending in the line `Overall: PASS` or `Overall: FAIL`."
 
-// audit is the state of one audit conversation.
-type audit struct {
-	*Auditor
-	tools   *tools.Registry
-	system  string
-	history []llm.Message
-	result  Result
-}
-
 // Audit checks the work described by in and returns the verdict. Errors are
 // the model's (API failures, ErrFormat) or ctx's; a failed check is a FAIL
 // result, not an error.
-func (a *Auditor) Audit(ctx context.Context, in Input) (Result, error) {
-	au := &audit{Auditor: a, tools: a.registry()}
-	au.system = prompts.Audit{Dir: a.Env.Dir, Tools: promptTools(au.tools)}.Render()
-	au.history = []llm.Message{{Role: llm.RoleUser, Content: request(in)}}
+func (a *Auditor) Audit(ctx context.Context, in Input) (result Result, err error) {
+	registry := a.registry()
+	request := request(in)
+	state := &sessions.Session{OriginalPrompt: request}
+	conv := &step.Conversation{
+		Agent:             event.Auditor,
+		Model:             a.Model,
+		Params:            step.Params{Model: a.ModelName, Temperature: a.Temperature, MaxTokens: a.MaxTokens},
+		System:            prompts.Audit{Dir: a.Env.Dir, Tools: promptTools(registry)}.Render(),
+		Tools:             registry,
+		Env:               a.Env,
+		Sink:              a.Sink,
+		MaxRetries:        a.MaxRetries,
+		Window:            a.Window,
+		Compactor:         a.Compactor,
+		CompressThreshold: a.CompressThreshold,
+		State:             state,
+	}
+	conv.Append(llm.RoleUser, request)
 	maxSteps := a.MaxSteps
 	if maxSteps <= 0 {
 		maxSteps = DefaultMaxSteps
 	}
-	formatFailures, askedForVerdict := 0, false
-	for au.result.Steps < maxSteps {
-		reply, err := a.Model.Stream(ctx, au.chatRequest(), nil)
-		if err != nil {
-			return au.result, err
+	defer func() { result.Tokens = state.TotalTokens }()
+	finish := func(verdict Verdict, feedback string) (Result, error) {
+		result.Verdict, result.Feedback = verdict, feedback
+		return result, nil
+	}
+	askedForVerdict := false
+	for result.Steps < maxSteps {
+		if err := conv.MaybeCompress(ctx); err != nil {
+			return result, err
 		}
-		au.result.Steps++
-		resp, err := au.parse(reply)
+		reply, err := conv.Request(ctx, result.Steps+1)
 		if err != nil {
-			if formatFailures++; formatFailures > a.MaxRetries {
-				return au.result, fmt.Errorf("%w: %w", ErrFormat, err)
+			return result, err
+		}
+		result.Steps++
+		resp, err := conv.Parse(reply)
+		if err != nil {
+			if conv.Reject(reply, err) {
+				return result, fmt.Errorf("%w: %w", ErrFormat, err)
 			}
-			au.reject(reply, err)
 			continue
 		}
-		formatFailures = 0
-		au.history = append(au.history, llm.Message{Role: llm.RoleAssistant, Content: resp.Template()})
-		results := au.act(ctx, resp)
-		au.result.Transcript = append(au.result.Transcript, Step{Thoughts: resp.Thoughts, Calls: resp.Tools, Results: results})
+		conv.Accept(resp, result.Steps)
+		results, _ := conv.Act(ctx, resp)
 		if ctx.Err() != nil {
-			return au.result, ctx.Err()
+			return result, ctx.Err()
 		}
 		if last := results[len(results)-1]; last.Done {
 			verdict, ok := ParseVerdict(last.Output)
-			if ok || askedForVerdict {
-				return au.finish(verdict, ok, last.Output), nil
+			report := strings.TrimSpace(last.Output)
+			switch {
+			case ok:
+				return finish(verdict, report)
+			case askedForVerdict:
+				return finish(Fail, report+"\n\n(The auditor gave no verdict, so the work is not accepted.)")
 			}
 			askedForVerdict = true
 			last.OK, last.Output = false, noVerdict
 			results[len(results)-1] = last
 		}
-		au.history = append(au.history, llm.Message{Role: llm.RoleUser, Content: tools.ResultsMessage(resp.Tools, results, "")})
+		conv.Append(llm.RoleUser, tools.ResultsMessage(resp.Tools, results, ""))
 	}
-	au.result.Verdict = Fail
-	au.result.Feedback = fmt.Sprintf("The audit could not reach a verdict within %d steps. Make the work easy to verify: name the files changed and the command that proves it works.", maxSteps)
-	return au.result, nil
+	return finish(Fail, fmt.Sprintf("The audit could not reach a verdict within %d steps. Make the work easy to verify: name the files changed and the command that proves it works.", maxSteps))
 }
 
 // registry is the auditor's tools: the read-only ones, and every other
@@ -163,63 +182,11 @@ func request(in Input) string {
 	if in.Original != in.Request {
 		req.Original = in.Original
 	}
-	marks := map[parser.Status]string{parser.Complete: "[x]", parser.InProgress: "[~]", parser.Pending: "[ ]"}
 	for _, t := range in.Tasks {
-		req.Tasks = append(req.Tasks, marks[t.Status]+" "+t.Text)
+		req.Tasks = append(req.Tasks, t.String())
 	}
 	for _, c := range in.Commands {
 		req.Commands = append(req.Commands, prompts.AuditCommand{Command: c.Command, ExitCode: c.ExitCode})
 	}
 	return req.Render()
-}
-
-func (au *audit) chatRequest() llm.Request {
-	msgs := make([]llm.Message, 0, len(au.history)+1)
-	msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: au.system})
-	msgs = append(msgs, au.history...)
-	return llm.Request{Model: au.ModelName, Messages: msgs, Temperature: au.Temperature, MaxTokens: au.MaxTokens}
-}
-
-func (au *audit) parse(reply llm.Reply) (parser.Response, error) {
-	if reply.FinishReason == "length" {
-		return parser.Response{}, &parser.FormatError{Message: prompts.CutOff(strings.TrimSpace(reply.Content) == "")}
-	}
-	return tools.ParseReply(reply.Content, au.tools)
-}
-
-// reject tells the auditor why its reply could not be used. The audit is
-// short, so failed attempts stay in its history.
-func (au *audit) reject(reply llm.Reply, err error) {
-	content, _ := parser.StripThinking(reply.Content)
-	if strings.TrimSpace(content) == "" {
-		content = "(empty reply)"
-	}
-	au.history = append(au.history,
-		llm.Message{Role: llm.RoleAssistant, Content: content},
-		llm.Message{Role: llm.RoleUser, Content: "Your reply could not be used: " + err.Error() + "\n\n" + prompts.FormatReminder()})
-}
-
-// act runs the reply's tools in order, stopping at the first failure and
-// after DONE.
-func (au *audit) act(ctx context.Context, resp parser.Response) []tools.Result {
-	var results []tools.Result
-	for _, call := range resp.Tools {
-		tool, _ := au.tools.Lookup(call.Name) // checked by parse
-		res := tool.Run(ctx, au.Env, call.Input)
-		results = append(results, res)
-		if res.Done || !res.OK || ctx.Err() != nil {
-			break
-		}
-	}
-	return results
-}
-
-func (au *audit) finish(verdict Verdict, ok bool, report string) Result {
-	au.result.Feedback = strings.TrimSpace(report)
-	au.result.Verdict = verdict
-	if !ok {
-		au.result.Verdict = Fail
-		au.result.Feedback += "\n\n(The auditor gave no verdict, so the work is not accepted.)"
-	}
-	return au.result
 }

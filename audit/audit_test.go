@@ -3,6 +3,9 @@ package audit
 import (
 	"context"
 	"errors"
+	"github.com/devagent/dev/compress"
+	"github.com/devagent/dev/event"
+	"github.com/devagent/dev/step"
 	"os"
 	"path/filepath"
 	"strings"
@@ -164,8 +167,10 @@ var input = Input{
 func TestAuditPass(t *testing.T) {
 	t.Parallel()
 	a, m, _ := newAuditor(t, reply("READ_FILE", "a"), reply("DONE", "a holds alpha.\n\nOverall: PASS"))
+	rec := &recorder{}
+	a.Sink = rec
 	res, err := a.Audit(context.Background(), input)
-	if err != nil || res.Verdict != Pass || res.Steps != 2 || len(res.Transcript) != 2 {
+	if err != nil || res.Verdict != Pass || res.Steps != 2 || len(eventsOf[event.ReplyParsed](rec)) != 2 {
 		t.Fatalf("result %+v err %v", res, err)
 	}
 	first := m.requests[0]
@@ -183,6 +188,126 @@ func TestAuditPass(t *testing.T) {
 	}
 	if got := m.requests[1].Messages[3].Content; !strings.Contains(got, "alpha") {
 		t.Errorf("READ_FILE output did not reach the auditor: %q", got)
+	}
+}
+
+// recorder keeps the events an audit emits.
+type recorder struct{ events []event.Event }
+
+func (r *recorder) Emit(e event.Event) { r.events = append(r.events, e) }
+
+func eventsOf[T event.Event](r *recorder) []T {
+	var out []T
+	for _, e := range r.events {
+		if x, ok := e.(T); ok {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func TestAuditStepsAreEventsMarkedAsTheAudits(t *testing.T) {
+	t.Parallel()
+	a, _, _ := newAuditor(t, "no template", reply("READ_FILE", "a"), reply("DONE", "Overall: PASS"))
+	rec := &recorder{}
+	a.Sink = rec
+	if _, err := a.Audit(context.Background(), input); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range rec.events {
+		agent := event.Agent("")
+		switch e := e.(type) {
+		case event.RequestStarted:
+			agent = e.Agent
+		case event.ReplyParsed:
+			agent = e.Agent
+		case event.ToolStarted:
+			agent = e.Agent
+		case event.ToolFinished:
+			agent = e.Agent
+			if e.Input != "a" && e.Result.Tool == "READ_FILE" {
+				t.Errorf("tool_result input %q, want the raw input", e.Input)
+			}
+		case event.FormatProblem:
+			agent = e.Agent
+		default:
+			continue
+		}
+		if agent != event.Auditor {
+			t.Errorf("%s event marked %q", e.Name(), agent)
+		}
+		names = append(names, e.Name())
+	}
+	want := "request,format_error,request,response,tool_start,tool_result,request,response,tool_start,tool_result"
+	if got := strings.Join(names, ","); got != want {
+		t.Errorf("events %s, want %s", got, want)
+	}
+}
+
+func TestAuditDropsFailedAttemptsOnceARepliesParses(t *testing.T) {
+	t.Parallel()
+	a, m, _ := newAuditor(t, "no template at all", reply("READ_FILE", "a"), reply("DONE", "Overall: PASS"))
+	if res, err := a.Audit(context.Background(), input); err != nil || res.Verdict != Pass {
+		t.Fatalf("result %+v err %v", res, err)
+	}
+	for i, m := range m.requests[2].Messages {
+		if strings.Contains(m.Content, "no template at all") || strings.Contains(m.Content, "could not be used") {
+			t.Errorf("message %d of the third request still holds the failed attempt: %q", i, m.Content)
+		}
+	}
+}
+
+// overflowOnce fails the request at the given index with a context
+// overflow, then replays the rest.
+type overflowOnce struct {
+	*fakeModel
+	at    int
+	calls int
+}
+
+func (o *overflowOnce) Stream(ctx context.Context, req llm.Request, d func(llm.Delta)) (llm.Reply, error) {
+	o.calls++
+	if o.calls == o.at {
+		return llm.Reply{}, &llm.Error{Kind: llm.KindOverflow, Status: 400, PromptTokens: 900, ContextLimit: 800, Message: "too long"}
+	}
+	return o.fakeModel.Stream(ctx, req, d)
+}
+
+type summarizer struct{ calls int }
+
+func (s *summarizer) Compact(_ context.Context, c compress.Conversation) (compress.Result, error) {
+	s.calls++
+	return compress.Result{History: []llm.Message{{Role: llm.RoleUser, Content: "[CONTEXT SUMMARY]\n\nread a\n\n[ORIGINAL REQUEST]\n\n" + c.OriginalRequest}}}, nil
+}
+
+func TestAuditOverflowCompressesAndRetriesLikeTheWorker(t *testing.T) {
+	t.Parallel()
+	a, m, _ := newAuditor(t, reply("READ_FILE", "a"), reply("DONE", "Overall: PASS"))
+	model := &overflowOnce{fakeModel: m, at: 2}
+	s := &summarizer{}
+	a.Model, a.Compactor, a.Window = model, s, step.NewWindow(4000)
+	rec := &recorder{}
+	a.Sink = rec
+	res, err := a.Audit(context.Background(), input)
+	if err != nil || res.Verdict != Pass || s.calls != 1 {
+		t.Fatalf("result %+v err %v, %d compressions", res, err, s.calls)
+	}
+	if got := a.Window.Size(); got != 800 {
+		t.Errorf("window %d after the overflow, want the server's 800", got)
+	}
+	if c := eventsOf[event.Compressed](rec); len(c) != 1 || c[0].Agent != event.Auditor || c[0].Reason != event.ReasonOverflow {
+		t.Errorf("compression events %+v", c)
+	}
+	if first := m.requests[1].Messages[1].Content; !strings.HasPrefix(first, "[CONTEXT SUMMARY]") {
+		t.Errorf("the retried request does not start from the summary: %q", first)
+	}
+
+	// Without a compactor, an overflow ends the audit with the typed error.
+	a, m, _ = newAuditor(t, reply("DONE", "Overall: PASS"))
+	a.Model = &overflowOnce{fakeModel: m, at: 1}
+	if _, err := a.Audit(context.Background(), input); !errors.Is(err, step.ErrContextTooSmall) {
+		t.Errorf("err %v, want ErrContextTooSmall", err)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/devagent/dev/textfmt"
 	"github.com/devagent/dev/tools"
 )
 
@@ -140,14 +141,6 @@ func (t refusedTool) Name() string     { return t.name }
 func (t refusedTool) Doc() tools.Doc   { return tools.Doc{Name: t.name} }
 func (refusedTool) Check(string) error { return nil }
 func (t refusedTool) Run(_ context.Context, _ *tools.Env, input string) tools.Result {
-	return tools.Result{Tool: t.name, Summary: firstLine(input), Output: fmt.Sprintf(
+	return tools.Result{Tool: t.name, Summary: textfmt.FirstLine(input), Output: fmt.Sprintf(
 		"Refused: %s is not available to the auditor, whose work is read-only. Use %s.", t.name, strings.Join(t.allowed, ", "))}
-}
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
 }

@@ -20,12 +20,6 @@ type Model interface {
 	Stream(ctx context.Context, req llm.Request, onDelta func(llm.Delta)) (llm.Reply, error)
 }
 
-// Task is one task-list item: Status is pending, in-progress or complete.
-type Task struct {
-	Status string
-	Text   string
-}
-
 // Conversation is what Compact summarises.
 type Conversation struct {
 	History []llm.Message // without the system prompt
@@ -34,7 +28,7 @@ type Conversation struct {
 	// CurrentRequest is the request being worked on, kept verbatim too when
 	// it is not the original one.
 	CurrentRequest string
-	Tasks          []Task
+	Tasks          []parser.Task
 	// Window is the server's context window in tokens: the summarisation
 	// request and its reply must fit in it. 0 means unknown (no limit).
 	Window int
@@ -171,26 +165,9 @@ func history(summary string, c Conversation) []llm.Message {
 	}
 	msg := prompts.Compressed{
 		Summary:  summary,
-		Tasks:    TaskLines(c.Tasks),
+		Tasks:    parser.TaskLines(c.Tasks),
 		Original: original,
 		Current:  c.CurrentRequest,
 	}
 	return []llm.Message{{Role: llm.RoleUser, Content: msg.Render()}}
-}
-
-// TaskLines writes a task list in the protocol's notation: "[x] done",
-// "[~] in progress", "[ ] pending", one per line.
-func TaskLines(tasks []Task) string {
-	lines := make([]string, 0, len(tasks))
-	for _, t := range tasks {
-		mark := "[ ]"
-		switch t.Status {
-		case "complete":
-			mark = "[x]"
-		case "in-progress":
-			mark = "[~]"
-		}
-		lines = append(lines, mark+" "+t.Text)
-	}
-	return strings.Join(lines, "\n")
 }

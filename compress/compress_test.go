@@ -3,6 +3,7 @@ package compress
 import (
 	"context"
 	"errors"
+	"github.com/devagent/dev/parser"
 	"strings"
 	"testing"
 
@@ -37,7 +38,7 @@ func conversation() Conversation {
 		),
 		OriginalRequest: "add a --verbose flag",
 		CurrentRequest:  "add a --verbose flag",
-		Tasks:           []Task{{"complete", "read main.go"}, {"in-progress", "add the flag"}, {"pending", "test it"}},
+		Tasks:           []parser.Task{{Status: "complete", Text: "read main.go"}, {Status: "in-progress", Text: "add the flag"}, {Status: "pending", Text: "test it"}},
 		Window:          8192,
 	}
 }
@@ -193,12 +194,5 @@ func TestReserve(t *testing.T) {
 		if got := Reserve(window); got != want {
 			t.Errorf("Reserve(%d) = %d, want %d", window, got, want)
 		}
-	}
-}
-
-func TestTaskLines(t *testing.T) {
-	t.Parallel()
-	if got := TaskLines(nil); got != "" {
-		t.Errorf("no tasks: %q", got)
 	}
 }

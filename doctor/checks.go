@@ -9,6 +9,7 @@ import (
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/textdist"
+	"github.com/devagent/dev/textfmt"
 )
 
 // Thresholds of the checks.
@@ -83,7 +84,7 @@ func (d *doctor) reachable() {
 	case e == nil:
 		d.facts.Models = m.ids
 		d.facts.ModelsSeconds = seconds(m.elapsed)
-		c.Detail = fmt.Sprintf("%s answered in %s (%s)", get, duration(m.elapsed), plural(len(m.ids), "model"))
+		c.Detail = fmt.Sprintf("%s answered in %s (%s)", get, duration(m.elapsed), textfmt.Plural(len(m.ids), "model"))
 	case m.timeout:
 		c.Status = Fail
 		c.Detail = fmt.Sprintf("no answer to %s within %s", get, duration(d.timeouts.Reach))
@@ -179,10 +180,10 @@ func (d *doctor) modelCheck() {
 		c.Fix = setModel
 	case missing:
 		c.Status = Fail
-		c.Detail = fmt.Sprintf("the server has no model %q (%s), and does not list its models", model, oneLine(d.stream.err.Message))
+		c.Detail = fmt.Sprintf("the server has no model %q (%s), and does not list its models", model, textfmt.Excerpt(d.stream.err.Message, 300))
 		c.Fix = "set model in " + d.cfg.File + " (or DEV_MODEL, or --model) to a model the server serves"
 	case listed:
-		c.Detail = fmt.Sprintf("%s is served (%s listed)", model, plural(len(ids), "model"))
+		c.Detail = fmt.Sprintf("%s is served (%s listed)", model, textfmt.Plural(len(ids), "model"))
 	case len(ids) == 0 && d.stream.ok():
 		c.Detail = fmt.Sprintf("the server does not list its models; it answered a request for %s", model)
 	case len(ids) == 0:
@@ -241,16 +242,16 @@ func (d *doctor) contextCheck() {
 		case llm.ServerOllama, llm.ServerLMStudio:
 			c.Status = Warn
 			c.Detail = fmt.Sprintf("%s did not report a window for %s (it does only while the model is loaded); dev assumes maxContextTokens (%s)",
-				d.server.Kind, d.cfg.Model, thousands(configured))
+				d.server.Kind, d.cfg.Model, textfmt.Thousands(int64(configured)))
 			c.Fix = d.windowFix(suggestedWindow) + ", and set maxContextTokens to match"
 		default:
 			c.Detail = fmt.Sprintf("not reported by the server; dev assumes maxContextTokens (%s) and takes the real limit from the first overflow error",
-				thousands(configured))
+				textfmt.Thousands(int64(configured)))
 		}
 		d.set(c)
 		return
 	}
-	c.Detail = fmt.Sprintf("%s tokens per request (%s", thousands(window), d.server.Source)
+	c.Detail = fmt.Sprintf("%s tokens per request (%s", textfmt.Thousands(int64(window)), d.server.Source)
 	if d.server.Slots > 1 {
 		c.Detail += fmt.Sprintf(", %d slots", d.server.Slots)
 	}
@@ -259,16 +260,16 @@ func (d *doctor) contextCheck() {
 	switch {
 	case working < smallWindow:
 		c.Status = Warn
-		c.Detail += fmt.Sprintf(": too small for agent work (under %s), dev will compress every few steps", thousands(smallWindow))
+		c.Detail += fmt.Sprintf(": too small for agent work (under %s), dev will compress every few steps", textfmt.Thousands(int64(smallWindow)))
 		c.Fix = d.windowFix(suggest)
 	case window*farBelow < configured:
 		c.Status = Warn
-		c.Detail += fmt.Sprintf(": far below maxContextTokens (%s); dev works within %s", thousands(configured), thousands(working))
+		c.Detail += fmt.Sprintf(": far below maxContextTokens (%s); dev works within %s", textfmt.Thousands(int64(configured)), textfmt.Thousands(int64(working)))
 		c.Fix = d.windowFix(suggest) + fmt.Sprintf(", or set maxContextTokens to %d in %s", window, d.cfg.File)
 	case window < configured:
-		c.Detail += fmt.Sprintf("; dev works within it (maxContextTokens is %s)", thousands(configured))
+		c.Detail += fmt.Sprintf("; dev works within it (maxContextTokens is %s)", textfmt.Thousands(int64(configured)))
 	default:
-		c.Detail += fmt.Sprintf("; dev works within maxContextTokens (%s)", thousands(configured))
+		c.Detail += fmt.Sprintf("; dev works within maxContextTokens (%s)", textfmt.Thousands(int64(configured)))
 	}
 	d.set(c)
 }
@@ -397,7 +398,7 @@ func (d *doctor) rolesCheck() {
 		c.Fix = "run dev doctor again; a server this slow makes every step slow"
 	case x.err != nil && rejectsShape(x.err, d.stream):
 		c.Status = Fail
-		c.Detail = "the chat template rejects the conversation shape dev sends: " + oneLine(x.err.Message)
+		c.Detail = "the chat template rejects the conversation shape dev sends: " + textfmt.Excerpt(x.err.Message, 300)
 		c.Fix = d.templateFix()
 	case x.err != nil:
 		c.Status = Fail
@@ -445,7 +446,7 @@ func (d *doctor) reasoningCheck() {
 		c.Fix = "raise or remove maxTokens in " + d.cfg.File + ", or limit reasoning on the server" + d.reasoningLimit()
 	case p.timeout && p.contentBytes == 0 && p.reasoningBytes > 0:
 		c.Status = Warn
-		c.Detail += fmt.Sprintf("; still reasoning after %s (about %s tokens), no answer yet", duration(d.timeouts.Protocol), thousands((p.reasoningBytes+3)/4))
+		c.Detail += fmt.Sprintf("; still reasoning after %s (about %s tokens), no answer yet", duration(d.timeouts.Protocol), textfmt.Thousands(int64((p.reasoningBytes+3)/4)))
 		c.Fix = "every step will take long: use a model without thinking, or limit reasoning on the server" + d.reasoningLimit()
 	}
 	d.set(c)
@@ -473,7 +474,7 @@ func (d *doctor) protocolCheck() {
 	c := Check{Name: CheckProtocol, Status: OK}
 	tokens, estimated := x.tokens()
 	d.facts.ProtocolTokens, d.facts.ProtocolEstimate, d.facts.ProtocolSeconds = tokens, estimated, seconds(x.elapsed)
-	count := thousands(tokens)
+	count := textfmt.Thousands(int64(tokens))
 	if estimated {
 		count = "~" + count
 	}
@@ -482,7 +483,7 @@ func (d *doctor) protocolCheck() {
 	switch {
 	case x.timeout:
 		c.Status = Warn
-		c.Detail = fmt.Sprintf("no complete reply within %s (about %s tokens so far)", duration(d.timeouts.Protocol), thousands((x.contentBytes+x.reasoningBytes+3)/4))
+		c.Detail = fmt.Sprintf("no complete reply within %s (about %s tokens so far)", duration(d.timeouts.Protocol), textfmt.Thousands(int64((x.contentBytes+x.reasoningBytes+3)/4)))
 		c.Fix = "each step of a run will take at least this long; a faster or non-thinking model helps"
 		d.set(c)
 		return
@@ -503,13 +504,13 @@ func (d *doctor) protocolCheck() {
 		c.Fix = "raise or remove maxTokens in " + d.cfg.File
 	case err != nil:
 		c.Status = Warn
-		c.Detail = "not in the template " + after + ": " + firstLine(err.Error())
+		c.Detail = "not in the template " + after + ": " + textfmt.Excerpt(textfmt.FirstLine(err.Error()), 200)
 		c.Fix = "dev sends such errors back and the model may recover, but one that keeps failing ends the run (exit 5): " + slower
 	case len(resp.Tools) == 0 || resp.Tools[0].Name != "DONE" || !saysOK(resp.Tools[0].Input):
 		parsed = true
 		got := "no tool"
 		if len(resp.Tools) > 0 {
-			got = fmt.Sprintf("%s %q", resp.Tools[0].Name, excerpt(resp.Tools[0].Input, 40))
+			got = fmt.Sprintf("%s %q", resp.Tools[0].Name, textfmt.Excerpt(resp.Tools[0].Input, 40))
 		}
 		c.Status = Warn
 		c.Detail = fmt.Sprintf("in the template %s, but it chose %s instead of DONE \"OK\"", after, got)
@@ -542,16 +543,6 @@ func saysOK(input string) bool {
 	return strings.EqualFold(s, "OK")
 }
 
-func excerpt(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
-}
-
-func oneLine(s string) string { return excerpt(s, 300) }
-
 // errText is a failed request in one line, without the URL the report
 // already names: "request rejected (HTTP 500): Jinja Exception: ...".
 func errText(e *llm.Error) string {
@@ -562,15 +553,7 @@ func errText(e *llm.Error) string {
 	if e.Message != "" {
 		s += ": " + e.Message
 	}
-	return oneLine(s)
-}
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return excerpt(s, 200)
+	return textfmt.Excerpt(s, 300)
 }
 
 // duration shows a probe's time the way the report does: milliseconds
@@ -580,23 +563,4 @@ func duration(d time.Duration) string {
 		return fmt.Sprintf("%d ms", d.Milliseconds())
 	}
 	return fmt.Sprintf("%.1f s", d.Seconds())
-}
-
-func thousands(n int) string {
-	s := fmt.Sprint(n)
-	start := 0
-	if n < 0 {
-		start = 1
-	}
-	for i := len(s) - 3; i > start; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }

@@ -3,6 +3,9 @@ package loop
 import (
 	"context"
 	"errors"
+	"github.com/devagent/dev/event"
+	"github.com/devagent/dev/parser"
+	"github.com/devagent/dev/step"
 	"strings"
 	"testing"
 	"time"
@@ -57,7 +60,7 @@ func compressFixture(script ...any) (*fixture, *fakeCompactor) {
 	return f, c
 }
 
-func eventsOf[T Event](r *recorder) []T {
+func eventsOf[T event.Event](r *recorder) []T {
 	var out []T
 	for _, e := range r.events {
 		if v, ok := e.(T); ok {
@@ -83,7 +86,7 @@ func TestCompressesBeforeARequestNearTheWindow(t *testing.T) {
 	if len(conv.History) != 3 || conv.OriginalRequest != "do it" || conv.CurrentRequest != "do it" || conv.Window != 1000 {
 		t.Errorf("conversation: %d messages, original %q, current %q, window %d", len(conv.History), conv.OriginalRequest, conv.CurrentRequest, conv.Window)
 	}
-	if len(conv.Tasks) != 2 || conv.Tasks[1] != (compress.Task{Status: "in-progress", Text: "two"}) {
+	if len(conv.Tasks) != 2 || conv.Tasks[1] != (parser.Task{Status: "in-progress", Text: "two"}) {
 		t.Errorf("tasks %+v", conv.Tasks)
 	}
 	second := f.model.requests[1].Messages
@@ -106,8 +109,8 @@ func TestCompressesBeforeARequestNearTheWindow(t *testing.T) {
 	if f.sess.TotalTokens < 310 {
 		t.Errorf("the summarisation request's tokens are not counted: %d", f.sess.TotalTokens)
 	}
-	done := eventsOf[Compressed](f.rec)
-	if len(done) != 1 || done[0].Reason != ReasonThreshold || done[0].TokensBefore != rec.TokensBefore || done[0].TokensAfter != rec.TokensAfter {
+	done := eventsOf[event.Compressed](f.rec)
+	if len(done) != 1 || done[0].Reason != event.ReasonThreshold || done[0].TokensBefore != rec.TokensBefore || done[0].TokensAfter != rec.TokensAfter {
 		t.Errorf("compression events %+v", done)
 	}
 	if got := f.rec.names(); !strings.Contains(got, "tool_result,compression_start,compression,request") {
@@ -161,17 +164,17 @@ func TestOverflowCompressesAndRetriesOnce(t *testing.T) {
 	if rec := f.sess.Compressions; len(rec) != 1 || rec[0].TokensBefore != 900 {
 		t.Errorf("compressions %+v, want tokensBefore = the server's 900", rec)
 	}
-	if ev := eventsOf[Compressed](f.rec); len(ev) != 1 || ev[0].Reason != ReasonOverflow || ev[0].Window != 800 {
+	if ev := eventsOf[event.Compressed](f.rec); len(ev) != 1 || ev[0].Reason != event.ReasonOverflow || ev[0].Window != 800 {
 		t.Errorf("compression events %+v", ev)
 	}
-	if w := eventsOf[Warning](f.rec); len(w) != 1 || !strings.Contains(w[0].Message, "800 tokens") {
+	if w := eventsOf[event.Warning](f.rec); len(w) != 1 || !strings.Contains(w[0].Message, "800 tokens") {
 		t.Errorf("warnings %+v", w)
 	}
 	// The window stays lowered for the rest of the process.
 	f.model.script = []any{template("DONE", "again")}
 	f.loop.Run(context.Background(), f.sess, "more")
-	if f.loop.window != 800 {
-		t.Errorf("window %d after the run, want 800", f.loop.window)
+	if f.loop.Window.Size() != 800 {
+		t.Errorf("window %d after the run, want 800", f.loop.Window.Size())
 	}
 }
 
@@ -180,7 +183,7 @@ func TestOverflowAgainAfterCompressingFails(t *testing.T) {
 	overflow := &llm.Error{Kind: llm.KindOverflow, Status: 400}
 	f, c := compressFixture(template("ECHO", "a"), overflow, overflow, template("DONE", "never"))
 	o := f.run(t)
-	if o.Stop != Failed || !errors.Is(o.Err, ErrContextTooSmall) {
+	if o.Stop != Failed || !errors.Is(o.Err, step.ErrContextTooSmall) {
 		t.Fatalf("outcome %+v", o)
 	}
 	var apiErr *llm.Error
@@ -204,7 +207,7 @@ func TestOverflowAgainFailsWhateverTheCompactorReturns(t *testing.T) {
 	f, c := compressFixture(script...)
 	c.history = []llm.Message{{Role: llm.RoleUser, Content: summaryText}, {Role: llm.RoleAssistant, Content: "ok"}}
 	o := f.run(t)
-	if o.Stop != Failed || !errors.Is(o.Err, ErrContextTooSmall) || len(f.model.requests) != 3 || len(c.convs) != 1 {
+	if o.Stop != Failed || !errors.Is(o.Err, step.ErrContextTooSmall) || len(f.model.requests) != 3 || len(c.convs) != 1 {
 		t.Fatalf("outcome %+v after %d requests, %d compressions; want a failure after 3 and 1", o, len(f.model.requests), len(c.convs))
 	}
 }
@@ -222,7 +225,7 @@ func TestOverflowWithNothingToCompress(t *testing.T) {
 	t.Parallel()
 	f, c := compressFixture(&llm.Error{Kind: llm.KindOverflow, Status: 400}, template("DONE", "never"))
 	o := f.run(t)
-	if o.Stop != Failed || !errors.Is(o.Err, ErrContextTooSmall) || len(c.convs) != 0 || len(f.model.requests) != 1 {
+	if o.Stop != Failed || !errors.Is(o.Err, step.ErrContextTooSmall) || len(c.convs) != 0 || len(f.model.requests) != 1 {
 		t.Fatalf("outcome %+v, %d compressions, %d requests", o, len(c.convs), len(f.model.requests))
 	}
 	if len(f.sess.History) != 1 || !strings.Contains(f.sess.History[0].Content, "do it") {
@@ -249,7 +252,7 @@ func TestEmptyReplyAtTheWindowIsAnOverflow(t *testing.T) {
 	if o.Stop != Done || len(c.convs) != 1 || o.FormatErrors != 0 {
 		t.Fatalf("outcome %+v, %d compressions", o, len(c.convs))
 	}
-	if ev := eventsOf[Compressed](f.rec); len(ev) != 1 || ev[0].Reason != ReasonOverflow || ev[0].TokensBefore != 1200 {
+	if ev := eventsOf[event.Compressed](f.rec); len(ev) != 1 || ev[0].Reason != event.ReasonOverflow || ev[0].TokensBefore != 1200 {
 		t.Errorf("compression events %+v", ev)
 	}
 	// Below the window, an empty reply is the model's problem (a format error).
@@ -275,7 +278,7 @@ func TestTruncationWarnsOnceAndKeepsTheRequestInSight(t *testing.T) {
 		t.Fatalf("outcome %+v", o)
 	}
 	var truncation []string
-	for _, w := range eventsOf[Warning](f.rec) {
+	for _, w := range eventsOf[event.Warning](f.rec) {
 		if strings.Contains(w.Message, "Ollama") {
 			truncation = append(truncation, w.Message)
 		}
@@ -293,7 +296,7 @@ func TestNoTruncationWarningWithoutUsage(t *testing.T) {
 	f, _ := compressFixture(template("ECHO", strings.Repeat("z", 8000)), template("DONE", "ok"))
 	f.loop.ContextWindow = 100000
 	f.run(t)
-	if w := eventsOf[Warning](f.rec); len(w) != 0 {
+	if w := eventsOf[event.Warning](f.rec); len(w) != 0 {
 		t.Errorf("warnings without usage: %+v", w)
 	}
 }
@@ -307,7 +310,7 @@ func TestCompressionFailures(t *testing.T) {
 	f, c := compressFixture(big, template("DONE", "never"))
 	c.errs = []error{&llm.Error{Kind: llm.KindModelNotFound, Message: "no such model"}}
 	o := f.run(t)
-	if o.Stop != Failed || !errors.Is(o.Err, ErrCompression) || len(c.convs) != 1 {
+	if o.Stop != Failed || !errors.Is(o.Err, step.ErrCompression) || len(c.convs) != 1 {
 		t.Fatalf("outcome %+v, %d compressions", o, len(c.convs))
 	}
 	if f.sess.CompressionCount != 0 || len(f.sess.History) != 3 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/devagent/dev/event"
 	"strings"
 	"testing"
 	"time"
@@ -89,9 +90,9 @@ type memStore struct{ saves int }
 
 func (m *memStore) Save(*sessions.Session) error { m.saves++; return nil }
 
-type recorder struct{ events []Event }
+type recorder struct{ events []event.Event }
 
-func (r *recorder) Emit(e Event) { r.events = append(r.events, e) }
+func (r *recorder) Emit(e event.Event) { r.events = append(r.events, e) }
 
 func (r *recorder) names() string {
 	var n []string
@@ -458,7 +459,7 @@ func TestAuditGetsTheEvidence(t *testing.T) {
 		return tools.Result{Tool: "ECHO", OK: true, Output: "ran", Command: "go test", ExitCode: 1}
 	}}
 	f.sess.OriginalPrompt = "first request"
-	f.sess.TaskList = []sessions.Task{{Status: "complete", Text: "t"}}
+	f.sess.TaskList = []parser.Task{{Status: "complete", Text: "t"}}
 	a := withAuditor(f, audit.Result{Verdict: audit.Pass})
 	f.run(t)
 	in := a.inputs[0]

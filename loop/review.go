@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/devagent/dev/audit"
+	"github.com/devagent/dev/event"
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/sessions"
@@ -42,11 +42,11 @@ func (r *run) review(ctx context.Context, resp parser.Response, results []tools.
 	if r.Auditor == nil {
 		return Outcome{Stop: Done, Summary: summary}, true
 	}
-	r.emit(AuditStarted{})
+	r.emit(event.AuditStarted{})
 	res, err := r.Auditor.Audit(ctx, r.auditInput(summary))
 	switch {
 	case ctx.Err() != nil:
-		r.appendMessage(llm.RoleUser, "The user interrupted the audit of your DONE.")
+		r.conv.Append(llm.RoleUser, "The user interrupted the audit of your DONE.")
 		r.interruptNoted = true
 		return Outcome{Stop: Interrupted}, true
 	case errors.Is(err, audit.ErrFormat):
@@ -54,10 +54,11 @@ func (r *run) review(ctx context.Context, resp parser.Response, results []tools.
 	case err != nil:
 		return Outcome{Stop: Failed, Err: fmt.Errorf("audit: %w", err)}, true
 	}
+	r.sess.TotalTokens += res.Tokens
 	r.out.Audits++
 	r.sess.Audits = append(r.sess.Audits, sessions.Audit{
 		Timestamp: r.now().UTC(), Steps: res.Steps, Verdict: string(res.Verdict), Feedback: res.Feedback})
-	r.emit(AuditFinished{Result: res})
+	r.emit(event.AuditFinished{Verdict: string(res.Verdict), Feedback: res.Feedback, Steps: res.Steps})
 	if res.Verdict == audit.Pass {
 		return Outcome{Stop: Done, Summary: summary}, true
 	}
@@ -65,7 +66,7 @@ func (r *run) review(ctx context.Context, resp parser.Response, results []tools.
 	done := &results[len(results)-1]
 	done.OK, done.Done = false, false
 	done.Output = "The audit did not accept your work. Fix what it found, then use DONE again.\n\n" + res.Feedback
-	r.appendMessage(llm.RoleUser, tools.ResultsMessage(resp.Tools, results, ""))
+	r.conv.Append(llm.RoleUser, tools.ResultsMessage(resp.Tools, results, ""))
 	if r.auditFailures >= r.MaxAuditFailures {
 		return Outcome{Stop: AuditFailed}, true
 	}
@@ -73,22 +74,11 @@ func (r *run) review(ctx context.Context, resp parser.Response, results []tools.
 }
 
 func (r *run) auditInput(summary string) audit.Input {
-	in := audit.Input{Request: r.userRequest, Original: r.sess.OriginalPrompt, Summary: summary,
-		Files: lastN(r.files, maxEvidence), Commands: lastN(r.commands, maxEvidence)}
-	for _, t := range r.sess.TaskList {
-		in.Tasks = append(in.Tasks, parser.Task{Status: parser.Status(t.Status), Text: t.Text})
-	}
-	return in
+	return audit.Input{Request: r.conv.Current, Original: r.sess.OriginalPrompt, Summary: summary,
+		Tasks: r.sess.TaskList, Files: lastN(r.files, maxEvidence), Commands: lastN(r.commands, maxEvidence)}
 }
 
 // lastN keeps the last n items: the latest work matters most to an audit.
 func lastN[T any](items []T, n int) []T {
 	return items[max(0, len(items)-n):]
-}
-
-func (r *run) now() time.Time {
-	if r.Now != nil {
-		return r.Now()
-	}
-	return time.Now()
 }

@@ -3,6 +3,8 @@
 // It is a pure function of the reply text; it never reads files or prints.
 package parser
 
+import "strings"
+
 // Status is the state of one task-list item.
 type Status string
 
@@ -13,10 +15,36 @@ const (
 	Complete   Status = "complete"    // [x]
 )
 
-// Task is one line of the task list.
+// Mark is the checkbox the protocol writes for s; an unknown status is
+// pending.
+func (s Status) Mark() string {
+	switch s {
+	case Complete:
+		return "[x]"
+	case InProgress:
+		return "[~]"
+	default:
+		return "[ ]"
+	}
+}
+
+// Task is one line of the task list, as the protocol, sessions, the audit
+// and renderers all know it.
 type Task struct {
 	Status Status `json:"status"`
 	Text   string `json:"text"`
+}
+
+// String writes t as the protocol does: "[x] text".
+func (t Task) String() string { return t.Status.Mark() + " " + t.Text }
+
+// TaskLines writes a task list in the protocol's notation, one task per line.
+func TaskLines(tasks []Task) string {
+	lines := make([]string, len(tasks))
+	for i, t := range tasks {
+		lines[i] = t.String()
+	}
+	return strings.Join(lines, "\n")
 }
 
 // ToolCall is one `Tool Choice` / `Tool Input` pair, in reply order.

@@ -40,27 +40,11 @@ func (r Response) Template() string {
 		section(secThoughts, r.Thoughts)
 	}
 	if r.HasTaskList {
-		lines := make([]string, len(r.Tasks))
-		for i, t := range r.Tasks {
-			lines[i] = t.Status.box() + " " + t.Text
-		}
-		section(secTaskList, strings.Join(lines, "\n"))
+		section(secTaskList, TaskLines(r.Tasks))
 	}
 	for _, t := range r.Tools {
 		section(secToolChoice, t.Name)
 		section(secToolInput, t.Input)
 	}
 	return b.String()
-}
-
-// box is the checkbox written for a status; an unknown status is pending.
-func (s Status) box() string {
-	switch s {
-	case Complete:
-		return "[x]"
-	case InProgress:
-		return "[~]"
-	default:
-		return "[ ]"
-	}
 }

@@ -66,3 +66,10 @@ func TestTemplateRoundTrip(t *testing.T) {
 		checkRoundTrip(t, r)
 	}
 }
+
+func TestTaskLines(t *testing.T) {
+	t.Parallel()
+	if got := TaskLines(nil); got != "" {
+		t.Errorf("no tasks: %q", got)
+	}
+}

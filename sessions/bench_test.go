@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"fmt"
+	"github.com/devagent/dev/parser"
 	"strings"
 	"testing"
 	"time"
@@ -23,7 +24,7 @@ func bigSession(id string) *Session {
 		sess.History = append(sess.History, llm.Message{Role: role, Content: content})
 	}
 	for i := range 20 {
-		sess.TaskList = append(sess.TaskList, Task{Status: "pending", Text: fmt.Sprintf("task %d", i)})
+		sess.TaskList = append(sess.TaskList, parser.Task{Status: "pending", Text: fmt.Sprintf("task %d", i)})
 	}
 	return sess
 }

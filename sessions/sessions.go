@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/devagent/dev/llm"
+	"github.com/devagent/dev/parser"
 )
 
 // Status of a session.
@@ -19,12 +20,6 @@ const (
 	Failed      Status = "failed"
 	Interrupted Status = "interrupted"
 )
-
-// Task is one task-list item: status is pending, in-progress or complete.
-type Task struct {
-	Status string `json:"status"`
-	Text   string `json:"text"`
-}
 
 // Compression records one context compression.
 type Compression struct {
@@ -50,7 +45,7 @@ type Session struct {
 	OriginalPrompt   string        `json:"originalPrompt"`
 	Model            string        `json:"model"`
 	Status           Status        `json:"status"`
-	TaskList         []Task        `json:"taskList"`
+	TaskList         []parser.Task `json:"taskList"`
 	History          []llm.Message `json:"history"`
 	TotalTokens      int           `json:"totalTokens"`
 	Compressions     []Compression `json:"compressions"`

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/devagent/dev/llm"
+	"github.com/devagent/dev/parser"
 	"github.com/google/uuid"
 )
 
@@ -43,6 +44,11 @@ func NewStore(dir string, now func() time.Time) *Store {
 		now = time.Now
 	}
 	return &Store{dir: dir, now: now}
+}
+
+// Open is the store of a configuration directory: its sessions directory.
+func Open(configDir string, now func() time.Time) *Store {
+	return NewStore(filepath.Join(configDir, "sessions"), now)
 }
 
 // ValidID reports whether id is a session id: a UUID in its canonical
@@ -102,7 +108,7 @@ func (s *Store) New(id, workingDirectory, prompt, model string) (*Session, error
 		OriginalPrompt:   prompt,
 		Model:            model,
 		Status:           Active,
-		TaskList:         []Task{},
+		TaskList:         []parser.Task{},
 		History:          []llm.Message{},
 		Compressions:     []Compression{},
 		Audits:           []Audit{},
@@ -138,7 +144,7 @@ func (s *Store) Load(id string) (*Session, error) {
 // arrays, never null.
 func fillEmpty(sess *Session) {
 	if sess.TaskList == nil {
-		sess.TaskList = []Task{}
+		sess.TaskList = []parser.Task{}
 	}
 	if sess.History == nil {
 		sess.History = []llm.Message{}

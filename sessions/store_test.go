@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/devagent/dev/parser"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -64,7 +65,7 @@ func TestNew(t *testing.T) {
 		ID: sess.ID, CreatedAt: t0, UpdatedAt: t0,
 		WorkingDirectory: filepath.Join(string(filepath.Separator)+"work", "project"),
 		OriginalPrompt:   "fix the tests", Model: "qwen3", Status: Active,
-		TaskList: []Task{}, History: []llm.Message{}, Compressions: []Compression{}, Audits: []Audit{},
+		TaskList: []parser.Task{}, History: []llm.Message{}, Compressions: []Compression{}, Audits: []Audit{},
 	}
 	if runtime.GOOS == "windows" {
 		want.WorkingDirectory, _ = filepath.Abs(want.WorkingDirectory)
@@ -103,7 +104,7 @@ func fullSession() *Session {
 		OriginalPrompt:   "make `go test` pass & commit",
 		Model:            "devstral-small-2507",
 		Status:           Complete,
-		TaskList:         []Task{{Status: "complete", Text: "read the failing test"}, {Status: "in-progress", Text: "fix it"}, {Status: "pending", Text: "commit"}},
+		TaskList:         []parser.Task{{Status: "complete", Text: "read the failing test"}, {Status: "in-progress", Text: "fix it"}, {Status: "pending", Text: "commit"}},
 		History: []llm.Message{
 			{Role: llm.RoleUser, Content: "<user_request>make `go test` pass & commit</user_request>"},
 			{Role: llm.RoleAssistant, Content: "# Agent Response\n\n## Thoughts\nRun the tests.\n\n## Tool Choice\nCOMMAND\n\n## Tool Input\ngo test ./...\n"},
@@ -488,7 +489,7 @@ func TestSaveEncodesOnce(t *testing.T) {
 		add(llm.RoleUser, fmt.Sprintf("<tool_result tool=\"READ_FILE\" ok=\"true\">line %d & \"quotes\" \xff\u2028</tool_result>", i))
 		check(fmt.Sprintf("step %d", i), sess)
 		add(llm.RoleAssistant, fmt.Sprintf("# Agent Response\n\n## Thoughts\nstep %d", i))
-		sess.TaskList = append(sess.TaskList, Task{Status: "pending", Text: fmt.Sprintf("task %d", i)})
+		sess.TaskList = append(sess.TaskList, parser.Task{Status: "pending", Text: fmt.Sprintf("task %d", i)})
 	}
 	check("grown", sess)
 	// Failed attempts removed and the slots reused in place, as the loop does.

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"github.com/devagent/dev/textfmt"
 	"strings"
 )
 
@@ -26,7 +27,7 @@ func (AskUserTool) Check(input string) error {
 // Run implements Tool.
 func (t AskUserTool) Run(ctx context.Context, env *Env, input string) Result {
 	q := strings.TrimSpace(input)
-	r := Result{Tool: AskUser, Summary: oneLine(q, 80)}
+	r := Result{Tool: AskUser, Summary: textfmt.Summary(q, 80)}
 	if err := t.Check(input); err != nil {
 		return r.fail(err.Error())
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/devagent/dev/bgproc"
+	"github.com/devagent/dev/textfmt"
 )
 
 // What the three background-process tools share: reading an id from the
@@ -21,7 +22,7 @@ func procID(input string) string {
 	if id := procIDPattern.FindString(strings.ToLower(input)); id != "" {
 		return id
 	}
-	return oneLine(strings.Trim(strings.TrimSpace(input), "\"'`"), 40)
+	return textfmt.Summary(strings.Trim(strings.TrimSpace(input), "\"'`"), 40)
 }
 
 func checkProcID(tool, example, input string) error {
@@ -36,7 +37,7 @@ func unknownProc(id string) error { return &bgproc.UnknownIDError{ID: id} }
 
 // procName is "proc_ab12cd (npm run dev)".
 func procName(i bgproc.Info) string {
-	return fmt.Sprintf("%s (%s)", i.ID, oneLine(i.Command, 60))
+	return fmt.Sprintf("%s (%s)", i.ID, textfmt.Summary(i.Command, 60))
 }
 
 // procState is "running for 12s", "exited with code 1 after 3s", …

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"github.com/devagent/dev/textfmt"
 	"strings"
 )
 
@@ -26,7 +27,7 @@ func (DoneTool) Check(input string) error {
 // Run implements Tool.
 func (t DoneTool) Run(_ context.Context, _ *Env, input string) Result {
 	summary := strings.TrimSpace(input)
-	r := Result{Tool: Done, Summary: oneLine(summary, 80)}
+	r := Result{Tool: Done, Summary: textfmt.Summary(summary, 80)}
 	if err := t.Check(input); err != nil {
 		return r.fail(err.Error())
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/devagent/dev/textfmt"
 	"io"
 	"io/fs"
 	"os"
@@ -51,7 +52,7 @@ func sniff(f *os.File) ([]byte, error) {
 func formatSize(n int64) string {
 	switch {
 	case n < 1<<10:
-		return plural(int(n), "byte")
+		return textfmt.Plural(int(n), "byte")
 	case n < 1<<20:
 		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
 	case n < 1<<30:

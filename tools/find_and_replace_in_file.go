@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/devagent/dev/parser"
+	"github.com/devagent/dev/textfmt"
 )
 
 const (
@@ -92,7 +93,7 @@ func (FindAndReplaceTool) Check(input string) error {
 // Run implements Tool.
 func (FindAndReplaceTool) Run(ctx context.Context, env *Env, input string) Result {
 	e, err := editArgs(input)
-	r := Result{Tool: FindAndReplace, Summary: oneLine(input, 80)}
+	r := Result{Tool: FindAndReplace, Summary: textfmt.Summary(input, 80)}
 	if err != nil {
 		return r.fail(err.Error())
 	}
@@ -219,9 +220,9 @@ func editReport(disp string, start, oldLines int, replacement string, total int,
 	if replacement == "" {
 		b.WriteString(" with nothing")
 	} else {
-		fmt.Fprintf(&b, " with %s, now %s", plural(newLines, "line"), span(start, newLines))
+		fmt.Fprintf(&b, " with %s, now %s", textfmt.Plural(newLines, "line"), span(start, newLines))
 	}
-	fmt.Fprintf(&b, "; the file has %s.", plural(total, "line"))
+	fmt.Fprintf(&b, "; the file has %s.", textfmt.Plural(total, "line"))
 	if note != "" {
 		b.WriteString(" Note: " + note + ".")
 	}
@@ -303,11 +304,11 @@ func describeIndent(s string) string {
 	spaces, tabs := strings.Count(s, " "), strings.Count(s, "\t")
 	switch {
 	case tabs == 0:
-		return plural(spaces, "space")
+		return textfmt.Plural(spaces, "space")
 	case spaces == 0:
-		return plural(tabs, "tab")
+		return textfmt.Plural(tabs, "tab")
 	}
-	return plural(tabs, "tab") + " and " + plural(spaces, "space")
+	return textfmt.Plural(tabs, "tab") + " and " + textfmt.Plural(spaces, "space")
 }
 
 // splitLines splits content into lines without their "\n" (a "\r" stays).

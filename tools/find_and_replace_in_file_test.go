@@ -132,7 +132,7 @@ func TestFindAndReplace(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			path, _ := firstLine(tt.input)
+			path, _ := splitFirstLine(tt.input)
 			path = unquote(path)
 			env := newEnv(t, map[string]string{path: tt.content})
 			r := runTool(t, FindAndReplaceTool{}, env, tt.input)

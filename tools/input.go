@@ -2,14 +2,12 @@ package tools
 
 import (
 	"path/filepath"
-	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
-// firstLine splits input at its first non-empty line, returning that line
+// splitFirstLine splits input at its first non-empty line, returning that line
 // trimmed and everything after it.
-func firstLine(input string) (line, rest string) {
+func splitFirstLine(input string) (line, rest string) {
 	for input != "" {
 		var l string
 		l, input, _ = strings.Cut(input, "\n")
@@ -40,7 +38,7 @@ func isFence(line string) bool {
 // pathInput reads the path a file tool's input starts with. ok is false when
 // the first non-empty line is missing or is a code fence.
 func pathInput(input string) (path, rest string, ok bool) {
-	line, rest := firstLine(input)
+	line, rest := splitFirstLine(input)
 	if line == "" || isFence(line) {
 		return "", input, false
 	}
@@ -75,30 +73,4 @@ func display(dir, abs string) string {
 		return abs
 	}
 	return filepath.ToSlash(rel)
-}
-
-// oneLine shortens s to its first line, at most n runes, for Result.Summary.
-func oneLine(s string, n int) string {
-	s = strings.TrimSpace(s)
-	first, _, more := strings.Cut(s, "\n")
-	first = strings.TrimSpace(first)
-	if utf8.RuneCountInString(first) > n {
-		r := []rune(first)
-		return string(r[:n-1]) + "…"
-	}
-	if more {
-		return first + " …"
-	}
-	return first
-}
-
-// plural writes "1 line" / "2 lines", "1 entry" / "2 entries".
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	if strings.HasSuffix(word, "y") && !strings.HasSuffix(word, "ey") {
-		word = strings.TrimSuffix(word, "y") + "ie"
-	}
-	return strconv.Itoa(n) + " " + word + "s"
 }

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"github.com/devagent/dev/textfmt"
 	"strings"
 )
 
@@ -38,7 +39,7 @@ func (ListBackgroundTool) Run(_ context.Context, env *Env, _ string) Result {
 		if i.Unread > 0 {
 			fmt.Fprintf(&b, ", %s unread", formatSize(i.Unread))
 		}
-		fmt.Fprintf(&b, "): %s\n", oneLine(i.Command, 100))
+		fmt.Fprintf(&b, "): %s\n", textfmt.Summary(i.Command, 100))
 	}
 	res.Output = strings.TrimSuffix(b.String(), "\n")
 	return res

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/devagent/dev/textfmt"
 )
 
 // ListDirectoryTool shows a directory as a tree, or the paths matching a
@@ -26,7 +27,7 @@ func (ListDirectoryTool) Doc() Doc {
 
 // listArg is the path or glob of the input; empty input lists ".".
 func listArg(input string) string {
-	line, _ := firstLine(input)
+	line, _ := splitFirstLine(input)
 	if p := unquote(line); p != "" {
 		return p
 	}
@@ -107,10 +108,10 @@ func listGlob(ctx context.Context, env *Env, arg string, r Result) Result {
 	r.OK = true
 	if matches == 0 {
 		r.Output = fmt.Sprintf("No paths match %q (searched %s under %s/, skipping .git, node_modules and ignored paths).",
-			arg, plural(s.total, "entry"), disp)
+			arg, textfmt.Plural(s.total, "entry"), disp)
 		return r
 	}
-	r.Output = fmt.Sprintf("%s match %q:\n%s", plural(matches, "path"), arg,
+	r.Output = fmt.Sprintf("%s match %q:\n%s", textfmt.Plural(matches, "path"), arg,
 		m.render(strings.TrimSuffix(disp, "/")+"/", MaxListEntries))
 	return r
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/devagent/dev/textfmt"
 	"os"
 	"strings"
 	"sync"
@@ -129,7 +130,7 @@ func (o *output) String() string {
 	var b strings.Builder
 	b.WriteString(clean(string(head)))
 	b.WriteByte('\n')
-	fmt.Fprintf(&b, "[… %s cut (%s of %s in all, %s) …", formatSize(cutBytes), plural(int(cutLines), "line"), formatSize(o.total), plural(int(o.lines), "line"))
+	fmt.Fprintf(&b, "[… %s cut (%s of %s in all, %s) …", formatSize(cutBytes), textfmt.Plural(int(cutLines), "line"), formatSize(o.total), textfmt.Plural(int(o.lines), "line"))
 	switch {
 	case o.fileErr != nil:
 		fmt.Fprintf(&b, " the full output could not be saved: %s]\n", fsErr(o.fileErr))

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/devagent/dev/textfmt"
 	"io"
 	"os"
 	"regexp"
@@ -40,7 +41,7 @@ var rangeOnly = regexp.MustCompile(`^:?\s*(\d+)\s*-\s*(\d+)$`)
 // readArgs parses `"a.go"`, `"a.go" 40-80`, `a.go:40-80` or `a.go 40-80`.
 // from and to are 0 without a range.
 func readArgs(input string) (path string, from, to int, err error) {
-	line, _ := firstLine(input)
+	line, _ := splitFirstLine(input)
 	if line == "" {
 		return "", 0, 0, fmt.Errorf("READ_FILE needs a path. Expected a path, optionally with a line range, e.g.:\n%s", readExample())
 	}
@@ -92,11 +93,11 @@ func (ReadFileTool) Check(input string) error {
 // Run implements Tool.
 func (ReadFileTool) Run(ctx context.Context, env *Env, input string) Result {
 	p, from, to, err := readArgs(input)
-	r := Result{Tool: ReadFile, Summary: oneLine(input, 80)}
+	r := Result{Tool: ReadFile, Summary: textfmt.Summary(input, 80)}
 	if err != nil {
 		return r.fail(err.Error())
 	}
-	if line, _ := firstLine(input); from > 0 {
+	if line, _ := splitFirstLine(input); from > 0 {
 		// A name such as "report 2024-2025" that exists is a path, not a range.
 		if whole := unquote(line); whole != p && exists(resolve(env.Dir, whole)) {
 			p, from, to = whole, 0, 0
@@ -144,7 +145,7 @@ func (ReadFileTool) Run(ctx context.Context, env *Env, input string) Result {
 			return r
 		}
 		return r.fail(fmt.Sprintf("%s has %s; the range %d-%d starts past the end. Read \"%s\" %d-%d instead.",
-			disp, plural(rd.total, "line"), from, to, disp, max(1, rd.total-MaxReadLines+1), rd.total))
+			disp, textfmt.Plural(rd.total, "line"), from, to, disp, max(1, rd.total-MaxReadLines+1), rd.total))
 	}
 	r.OK, r.Output = true, rd.format(disp, from)
 	return r
@@ -253,7 +254,7 @@ func (rd *reading) format(disp string, from int) string {
 	b.WriteString(disp)
 	whole := rd.first == 1 && rd.last == rd.total
 	if whole {
-		b.WriteString(" (" + plural(rd.total, "line"))
+		b.WriteString(" (" + textfmt.Plural(rd.total, "line"))
 	} else {
 		fmt.Fprintf(&b, " (lines %d-%d of %d", rd.first, rd.last, rd.total)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/devagent/dev/bgproc"
+	"github.com/devagent/dev/textfmt"
 )
 
 const (
@@ -70,7 +71,7 @@ func newRunner(env *Env) *runner {
 }
 
 func (r *runner) run(ctx context.Context, command string) Result {
-	res := Result{Tool: Command, Summary: oneLine(command, 80), Command: command, ExitCode: -1}
+	res := Result{Tool: Command, Summary: textfmt.Summary(command, 80), Command: command, ExitCode: -1}
 	// exec blames the shell when the directory is missing; name the cause.
 	if info, err := os.Stat(r.dir); r.dir != "" && (err != nil || !info.IsDir()) {
 		return res.fail(fmt.Sprintf("cannot run the command: the working directory %s is missing or not a directory.", r.dir))

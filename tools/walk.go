@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"github.com/devagent/dev/textfmt"
 	"io/fs"
 	"os"
 	"path"
@@ -225,7 +226,7 @@ func (s *scan) render(label string, max int) string {
 			b.WriteString(branch)
 			b.WriteString(c.label())
 			if c.dir && level == depth && c.below > 0 {
-				count := plural(c.below, "entry")
+				count := textfmt.Plural(c.below, "entry")
 				if !c.full {
 					count = strconv.Itoa(c.below) + "+ entries"
 				}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/devagent/dev/parser"
+	"github.com/devagent/dev/textfmt"
 )
 
 // WriteFileTool creates or overwrites a file with the content of a code block.
@@ -39,7 +40,7 @@ func (WriteFileTool) Check(input string) error {
 // Run implements Tool.
 func (WriteFileTool) Run(_ context.Context, env *Env, input string) Result {
 	p, blocks, err := writeArgs(input)
-	r := Result{Tool: WriteFile, Summary: oneLine(input, 80)}
+	r := Result{Tool: WriteFile, Summary: textfmt.Summary(input, 80)}
 	if err != nil {
 		return r.fail(err.Error())
 	}
@@ -58,7 +59,7 @@ func (WriteFileTool) Run(_ context.Context, env *Env, input string) Result {
 	if created {
 		verb = "created"
 	}
-	r.Output = fmt.Sprintf("File %s: %s (%s, %s).", verb, disp, plural(countLines(content), "line"), plural(len(content), "byte"))
+	r.Output = fmt.Sprintf("File %s: %s (%s, %s).", verb, disp, textfmt.Plural(countLines(content), "line"), textfmt.Plural(len(content), "byte"))
 	switch n := len(blocks) - 1; {
 	case n == 1:
 		r.Output += " Only the first code block was written; the block after it was ignored."

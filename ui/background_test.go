@@ -8,16 +8,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/devagent/dev/loop"
+	"github.com/devagent/dev/event"
 )
 
-func backgroundScript() []loop.Event {
-	return []loop.Event{
-		loop.BackgroundStarted{ID: "proc_ab12cd", Command: "npm run dev\nsecond line", PID: 42},
-		loop.BackgroundExited{ID: "proc_ab12cd", Command: "npm run dev", Status: "exited", ExitCode: 0, Runtime: 45 * time.Second},
-		loop.BackgroundExited{ID: "proc_x9y8z7", Command: "go test ./...", Status: "exited", ExitCode: 1, Runtime: 3*time.Minute + 4*time.Second},
-		loop.BackgroundExited{ID: "proc_k1ll3d", Command: "sleep 300", Status: "killed", ExitCode: -1, Runtime: 12 * time.Second},
-		loop.BackgroundExited{ID: "proc_s1gn4l", Command: "crash", Status: "exited", ExitCode: -1, Runtime: 2 * time.Second},
+func backgroundScript() []event.Event {
+	return []event.Event{
+		event.BackgroundStarted{ID: "proc_ab12cd", Command: "npm run dev\nsecond line", PID: 42},
+		event.BackgroundExited{ID: "proc_ab12cd", Command: "npm run dev", Status: "exited", ExitCode: 0, Runtime: 45 * time.Second},
+		event.BackgroundExited{ID: "proc_x9y8z7", Command: "go test ./...", Status: "exited", ExitCode: 1, Runtime: 3*time.Minute + 4*time.Second},
+		event.BackgroundExited{ID: "proc_k1ll3d", Command: "sleep 300", Status: "killed", ExitCode: -1, Runtime: 12 * time.Second},
+		event.BackgroundExited{ID: "proc_s1gn4l", Command: "crash", Status: "exited", ExitCode: -1, Runtime: 2 * time.Second},
 	}
 }
 

@@ -13,8 +13,9 @@ import (
 	"github.com/fatih/color"
 
 	"github.com/devagent/dev/audit"
-	"github.com/devagent/dev/loop"
+	"github.com/devagent/dev/event"
 	"github.com/devagent/dev/parser"
+	"github.com/devagent/dev/textfmt"
 	"github.com/devagent/dev/tools"
 )
 
@@ -41,26 +42,27 @@ var (
 // Terminal renders events as concise progress on stderr. It is safe for
 // concurrent use: background processes report from their own goroutines.
 type Terminal struct {
-	emitMu   sync.Mutex // one event at a time
-	w        io.Writer
-	level    Verbosity
-	width    int
-	sym      symbols
-	frame    frame
-	spin     *spinner.Spinner // nil when stderr is not a terminal
-	dim      *color.Color
-	bold     *color.Color
-	toolC    *color.Color
-	red      *color.Color
-	green    *color.Color
-	yellow   *color.Color
-	cyan     *color.Color
-	mu       sync.Mutex // guards the fields below against the spinner's goroutine
-	started  time.Time
-	chunks   atomic.Int64
-	auditing bool   // the spinner waits for the auditor
-	label    string // what else the spinner waits for (compression), "" for a reply
-	tasks    string // the last task list shown, to show only changes
+	emitMu    sync.Mutex // one event at a time
+	w         io.Writer
+	level     Verbosity
+	width     int
+	sym       symbols
+	frame     frame
+	spin      *spinner.Spinner // nil when stderr is not a terminal
+	dim       *color.Color
+	bold      *color.Color
+	toolC     *color.Color
+	red       *color.Color
+	green     *color.Color
+	yellow    *color.Color
+	cyan      *color.Color
+	mu        sync.Mutex // guards the fields below against the spinner's goroutine
+	started   time.Time
+	chunks    atomic.Int64
+	auditing  bool   // the spinner waits for the auditor
+	auditTool string // what the auditor runs now, for the spinner
+	label     string // what else the spinner waits for (compression), "" for a reply
+	tasks     string // the last task list shown, to show only changes
 }
 
 // Lines of a tool's input and result shown in normal mode; --verbose shows all.
@@ -105,11 +107,14 @@ func NewTerminal(s *Streams, level Verbosity) *Terminal {
 // a live token count once the reply streams.
 func (t *Terminal) spinnerText() string {
 	t.mu.Lock()
-	started, auditing, label := t.started, t.auditing, t.label
+	started, auditing, label, auditTool := t.started, t.auditing, t.label, t.auditTool
 	t.mu.Unlock()
 	secs := int(time.Since(started).Seconds())
 	n := t.chunks.Load()
 	if auditing {
+		if auditTool != "" {
+			return fmt.Sprintf(" Auditing the work... %ds %s", secs, auditTool)
+		}
 		return fmt.Sprintf(" Auditing the work... %ds", secs)
 	}
 	if label != "" {
@@ -118,15 +123,18 @@ func (t *Terminal) spinnerText() string {
 	if n == 0 {
 		return fmt.Sprintf(" Waiting for the model... %ds", secs)
 	}
-	return fmt.Sprintf(" Thinking... [%s tokens] %ds", thousands(n), secs)
+	return fmt.Sprintf(" Thinking... [%s tokens] %ds", textfmt.Thousands(n), secs)
 }
 
 // Emit renders one event.
-func (t *Terminal) Emit(e loop.Event) {
+func (t *Terminal) Emit(e event.Event) {
 	t.emitMu.Lock()
 	defer t.emitMu.Unlock()
+	if t.auditStep(e) {
+		return
+	}
 	switch e := e.(type) {
-	case loop.SessionStarted:
+	case event.SessionStarted:
 		verb := "new session"
 		if e.Resumed {
 			verb = "resumed session"
@@ -135,30 +143,30 @@ func (t *Terminal) Emit(e loop.Event) {
 			t.line(t.dim.Sprintf("dev: %s %s %s model %s in %s", verb, e.ID, t.sym.arrow, e.Model, e.Dir))
 			t.resumed(e)
 		}
-	case loop.RequestStarted:
+	case event.RequestStarted:
 		t.setLabel("")
 		t.startSpinner()
-	case loop.ContextWindow:
+	case event.ContextWindow:
 		t.contextWindow(e)
-	case loop.Compressing:
+	case event.Compressing:
 		if t.level >= Verbose {
 			t.line(t.dim.Sprint(compressingText(e)))
 		}
 		t.setLabel("Compressing the conversation...")
 		t.startSpinner()
-	case loop.Compressed:
+	case event.Compressed:
 		t.stopSpinner()
 		t.setLabel("")
 		t.compressed(e)
-	case loop.Streaming:
+	case event.Streaming:
 		t.chunks.Store(int64(e.Chunks))
 		if t.level >= Verbose && e.Reasoning != "" && t.spin == nil {
 			io.WriteString(t.w, t.dim.Sprint(e.Reasoning))
 		}
-	case loop.ReplyParsed:
+	case event.ReplyParsed:
 		t.stopSpinner()
 		t.reply(e.Response)
-	case loop.ToolStarted:
+	case event.ToolStarted:
 		if t.level >= Normal {
 			input := withoutFences(e.Input)
 			if t.level < Verbose {
@@ -166,50 +174,52 @@ func (t *Terminal) Emit(e loop.Event) {
 			}
 			t.box("Tool: "+e.Tool, t.toolC, input, nil)
 		}
-	case loop.ToolFinished:
+	case event.ToolFinished:
 		t.toolResult(e.Result)
-	case loop.FormatProblem:
+	case event.FormatProblem:
 		t.stopSpinner()
-		t.line(t.yellow.Sprintf("%s reply not in the expected format (%d/%d): ", t.sym.warn, e.Attempt, e.Max) + t.clip(firstLine(e.Message), 40))
+		t.line(t.yellow.Sprintf("%s reply not in the expected format (%d/%d): ", t.sym.warn, e.Attempt, e.Max) + t.clip(textfmt.FirstLine(e.Message), 40))
 		if t.level >= Verbose {
 			t.block(e.Message, t.dim)
 		}
-	case loop.Retrying:
+	case event.Retrying:
 		t.stopSpinner()
-		t.line(t.yellow.Sprintf("%s %s; retrying in %s (%d/%d)", t.sym.retry, firstLine(e.Message), e.Wait.Round(time.Second), e.Attempt, e.Max))
+		t.line(t.yellow.Sprintf("%s %s; retrying in %s (%d/%d)", t.sym.retry, textfmt.FirstLine(e.Message), e.Wait.Round(time.Second), e.Attempt, e.Max))
 		t.startSpinner() // the request goes out again after the wait
-	case loop.AuditStarted:
+	case event.AuditStarted:
 		t.mu.Lock()
-		t.auditing = true
+		t.auditing, t.auditTool = true, ""
 		t.mu.Unlock()
 		t.startSpinner()
-	case loop.AuditFinished:
+	case event.AuditFinished:
 		t.stopSpinner()
 		t.mu.Lock()
-		t.auditing = false
+		t.auditing, t.auditTool = false, ""
 		t.mu.Unlock()
-		t.audit(e.Result)
-	case loop.Warning:
+		t.audit(e)
+	case event.Warning:
 		t.stopSpinner()
 		t.line(t.yellow.Sprintf("%s %s", t.sym.warn, e.Message))
-	case loop.Failure:
+	case event.Failure:
 		t.stopSpinner()
 		t.line(t.red.Sprintf("%s %s", t.sym.fail, e.Message))
-	case loop.Finished:
+	case event.Finished:
 		t.stopSpinner()
 		t.finished(e)
-	case loop.BackgroundStarted:
+	case event.BackgroundStarted:
 		if t.level >= Normal {
 			head := fmt.Sprintf("%s %s runs in the background: ", t.sym.background, e.ID)
-			t.aside(t.cyan.Sprint(head) + t.clip(firstLine(e.Command), utf8.RuneCountInString(head)))
+			t.aside(func() {
+				t.line(t.cyan.Sprint(head) + t.clip(textfmt.FirstLine(e.Command), utf8.RuneCountInString(head)))
+			})
 		}
-	case loop.BackgroundExited:
+	case event.BackgroundExited:
 		t.backgroundExited(e)
 	}
 }
 
 // resumed shows where a resumed session stood.
-func (t *Terminal) resumed(e loop.SessionStarted) {
+func (t *Terminal) resumed(e event.SessionStarted) {
 	if e.LastRequest != "" {
 		t.box("Last request", t.cyan, head(e.LastRequest, resultLines), nil)
 	}
@@ -222,7 +232,11 @@ func (t *Terminal) resumed(e loop.SessionStarted) {
 	}
 }
 
-func (t *Terminal) backgroundExited(e loop.BackgroundExited) {
+func (t *Terminal) backgroundExited(e event.BackgroundExited) {
+	if e.Status == event.StoppedOnExit {
+		t.aside(func() { t.line(fmt.Sprintf("dev: stopped background process %s on exit: %s", e.ID, e.Command)) })
+		return
+	}
 	runtime := e.Runtime.Round(time.Second)
 	c, what := t.dim, fmt.Sprintf("exited with code %d after %s", e.ExitCode, runtime)
 	switch {
@@ -234,17 +248,17 @@ func (t *Terminal) backgroundExited(e loop.BackgroundExited) {
 		c = t.yellow
 	}
 	head := fmt.Sprintf("%s %s %s: ", t.sym.background, e.ID, what)
-	t.aside(c.Sprint(head) + t.clip(firstLine(e.Command), utf8.RuneCountInString(head)))
+	t.aside(func() { t.line(c.Sprint(head) + t.clip(textfmt.FirstLine(e.Command), utf8.RuneCountInString(head))) })
 }
 
-// aside prints a line that may come at any time (a background process's
-// news), around the spinner if it runs.
-func (t *Terminal) aside(s string) {
+// aside prints what comes while the spinner may run (a background
+// process's news, the audit's steps), around the spinner.
+func (t *Terminal) aside(print func()) {
 	spinning := t.spin != nil && t.spin.Active()
 	if spinning {
 		t.spin.Stop()
 	}
-	t.line(s)
+	print()
 	if spinning {
 		t.spin.Start()
 	}
@@ -259,7 +273,7 @@ func (t *Terminal) setLabel(label string) {
 // contextWindow says once which window the run works with: when the
 // server's is smaller than maxContextTokens, and in verbose mode always,
 // with where the figure came from.
-func (t *Terminal) contextWindow(e loop.ContextWindow) {
+func (t *Terminal) contextWindow(e event.ContextWindow) {
 	server := e.Server
 	if server == "" {
 		server = "the server"
@@ -270,16 +284,16 @@ func (t *Terminal) contextWindow(e loop.ContextWindow) {
 			return
 		}
 		s := fmt.Sprintf("dev: %s gives this model a context window of %s tokens; using it instead of maxContextTokens (%s)",
-			server, thousands(int64(e.ServerWindow)), thousands(int64(e.Configured)))
+			server, textfmt.Thousands(int64(e.ServerWindow)), textfmt.Thousands(int64(e.Configured)))
 		if t.level >= Verbose && e.Source != "" {
 			s += " (from " + e.Source + ")"
 		}
 		t.line(t.dim.Sprint(s))
 	case t.level >= Verbose && e.ServerWindow > 0:
 		t.line(t.dim.Sprintf("dev: context window %s tokens (maxContextTokens); %s reports %s (from %s)",
-			thousands(int64(e.Window)), server, thousands(int64(e.ServerWindow)), e.Source))
+			textfmt.Thousands(int64(e.Window)), server, textfmt.Thousands(int64(e.ServerWindow)), e.Source))
 	case t.level >= Verbose:
-		s := fmt.Sprintf("dev: context window %s tokens (maxContextTokens); %s did not report its own", thousands(int64(e.Window)), server)
+		s := fmt.Sprintf("dev: context window %s tokens (maxContextTokens); %s did not report its own", textfmt.Thousands(int64(e.Window)), server)
 		if e.Server != "" && e.Source != "" {
 			s += " (identified by " + e.Source + ")"
 		}
@@ -287,28 +301,28 @@ func (t *Terminal) contextWindow(e loop.ContextWindow) {
 	}
 }
 
-func compressingText(e loop.Compressing) string {
-	if e.Reason == loop.ReasonOverflow {
-		return fmt.Sprintf("the server rejected a prompt of about %s tokens as too long; compressing the conversation", thousands(int64(e.Tokens)))
+func compressingText(e event.Compressing) string {
+	if e.Reason == event.ReasonOverflow {
+		return fmt.Sprintf("the server rejected a prompt of about %s tokens as too long; compressing the conversation", textfmt.Thousands(int64(e.Tokens)))
 	}
 	pct := 0
 	if e.Window > 0 {
 		pct = e.Tokens * 100 / e.Window
 	}
 	return fmt.Sprintf("the prompt reached about %s tokens, %d%% of the %s-token context window; compressing the conversation",
-		thousands(int64(e.Tokens)), pct, thousands(int64(e.Window)))
+		textfmt.Thousands(int64(e.Tokens)), pct, textfmt.Thousands(int64(e.Window)))
 }
 
-func (t *Terminal) compressed(e loop.Compressed) {
+func (t *Terminal) compressed(e event.Compressed) {
 	s := fmt.Sprintf("%s compressed the conversation: %s %s %s tokens", t.sym.compress,
-		thousands(int64(e.TokensBefore)), t.sym.arrow, thousands(int64(e.TokensAfter)))
-	if e.Reason == loop.ReasonOverflow {
+		textfmt.Thousands(int64(e.TokensBefore)), t.sym.arrow, textfmt.Thousands(int64(e.TokensAfter)))
+	if e.Reason == event.ReasonOverflow {
 		s += " (the server's context overflowed; retrying)"
 	}
 	if t.level >= Verbose {
 		var facts []string
 		if e.Window > 0 {
-			facts = append(facts, "window "+thousands(int64(e.Window)))
+			facts = append(facts, "window "+textfmt.Thousands(int64(e.Window)))
 		}
 		if e.Cuts > 0 {
 			what := "tool results or messages"
@@ -404,26 +418,55 @@ func head(text string, n int) string {
 	return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n… %d more lines (--verbose shows all)", len(lines)-n)
 }
 
-// audit shows the verdict in one line; verbose adds the auditor's steps
-// and its whole report.
-func (t *Terminal) audit(r audit.Result) {
-	if t.level >= Verbose {
-		for _, step := range r.Transcript {
-			if step.Thoughts != "" {
-				t.block(step.Thoughts, t.dim)
-			}
-			for i, call := range step.Calls {
-				t.line("  audit " + t.toolC.Sprint(t.sym.tool+" "+call.Name) + " " + t.clip(inputSummary(call.Input), len(call.Name)+10))
-				if i < len(step.Results) && !step.Results[i].Done {
-					t.block(step.Results[i].Output, nil)
-				}
-			}
+// auditStep renders an event of the audit's own conversation and reports
+// whether e was one. The spinner names what the auditor runs; verbose mode
+// also shows its thoughts, its tools and their results as they come.
+func (t *Terminal) auditStep(e event.Event) bool {
+	switch e := e.(type) {
+	case event.RequestStarted:
+		return e.Agent == event.Auditor // the audit's spinner runs on
+	case event.Streaming:
+		return e.Agent == event.Auditor
+	case event.ReplyParsed:
+		if e.Agent != event.Auditor {
+			return false
 		}
+		if t.level >= Verbose && e.Response.Thoughts != "" {
+			t.aside(func() { t.block(e.Response.Thoughts, t.dim) })
+		}
+	case event.ToolStarted:
+		if e.Agent != event.Auditor {
+			return false
+		}
+		summary := e.Tool + " " + inputSummary(e.Input)
+		t.mu.Lock()
+		t.auditTool = textfmt.Clip(summary, max(10, t.width/2))
+		t.mu.Unlock()
+		if t.level >= Verbose {
+			t.aside(func() {
+				t.line("  audit " + t.toolC.Sprint(t.sym.tool+" "+e.Tool) + " " + t.clip(inputSummary(e.Input), len(e.Tool)+10))
+			})
+		}
+	case event.ToolFinished:
+		if e.Agent != event.Auditor {
+			return false
+		}
+		if t.level >= Verbose && !e.Result.Done {
+			t.aside(func() { t.block(e.Result.Output, nil) })
+		}
+	default:
+		return false
 	}
-	if r.Verdict == audit.Pass {
+	return true
+}
+
+// audit shows the verdict in one line; verbose adds the auditor's whole
+// report.
+func (t *Terminal) audit(r event.AuditFinished) {
+	if r.Verdict == string(audit.Pass) {
 		t.line(t.green.Sprintf("%s audit passed (%d steps)", t.sym.ok, r.Steps))
 	} else {
-		t.line(t.red.Sprintf("%s audit failed (%d steps): ", t.sym.fail, r.Steps) + t.clip(firstLine(feedbackLine(r.Feedback)), 30))
+		t.line(t.red.Sprintf("%s audit failed (%d steps): ", t.sym.fail, r.Steps) + t.clip(textfmt.FirstLine(feedbackLine(r.Feedback)), 30))
 	}
 	if t.level >= Verbose {
 		t.block(r.Feedback, nil)
@@ -447,7 +490,7 @@ func feedbackLine(report string) string {
 	return report
 }
 
-func (t *Terminal) finished(e loop.Finished) {
+func (t *Terminal) finished(e event.Finished) {
 	switch e.Status {
 	case "complete":
 		t.line(t.green.Sprintf("%s done in %d steps", t.sym.ok, e.Loops))
@@ -507,14 +550,6 @@ func (t *Terminal) clip(s string, used int) string {
 	return string(r[:max-1]) + t.sym.ellipsis
 }
 
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
-}
-
 // withoutFences drops the code-fence lines of a tool input: markup, not
 // content, in a box.
 func withoutFences(input string) string {
@@ -536,12 +571,4 @@ func inputSummary(input string) string {
 		}
 	}
 	return ""
-}
-
-func thousands(n int64) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }

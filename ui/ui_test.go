@@ -11,14 +11,14 @@ import (
 	"time"
 
 	"github.com/devagent/dev/audit"
-	"github.com/devagent/dev/loop"
+	"github.com/devagent/dev/event"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/tools"
 	"github.com/rivo/uniseg"
 )
 
 // script is a small run's events, as the loop and main emit them.
-func script() []loop.Event {
+func script() []event.Event {
 	resp := parser.Response{
 		Thoughts:    "Read the file first.\nThen edit it.",
 		Reasoning:   "hidden reasoning",
@@ -26,23 +26,23 @@ func script() []loop.Event {
 		Tasks:       []parser.Task{{Status: parser.Complete, Text: "look"}, {Status: parser.InProgress, Text: "edit main.go"}, {Status: parser.Pending, Text: "test"}},
 		Tools:       []parser.ToolCall{{Name: "READ_FILE", Input: "\"main.go\""}},
 	}
-	return []loop.Event{
-		loop.SessionStarted{ID: "abc", Model: "m", Dir: "/p"},
-		loop.ContextWindow{Window: 4096, Configured: 131072, Server: "llama.cpp", ServerWindow: 4096, Source: "GET /props default_generation_settings.n_ctx"},
-		loop.RequestStarted{Step: 1},
-		loop.Streaming{Content: "# Agent", Chunks: 1},
-		loop.ReplyParsed{Step: 1, Response: resp},
-		loop.ToolStarted{Tool: "READ_FILE", Input: "\"main.go\""},
-		loop.ToolFinished{Result: tools.Result{Tool: "READ_FILE", Summary: "main.go", OK: true, Output: "main.go (2 lines)\npackage main\n"}},
-		loop.FormatProblem{Message: "No Tool Choice section.\nAnswer with the template.", Attempt: 1, Max: 10},
-		loop.Retrying{Message: "HTTP 500: boom", Attempt: 1, Max: 10, Wait: 2 * time.Second},
-		loop.Warning{Message: "careful"},
-		loop.Compressing{Tokens: 3500, Window: 4096, Reason: loop.ReasonThreshold},
-		loop.Compressed{TokensBefore: 3500, TokensAfter: 1204, Window: 4096, Reason: loop.ReasonThreshold, Cuts: 2},
-		loop.ToolStarted{Tool: "COMMAND", Input: "```sh\ngo test ./...\n```"},
-		loop.ToolFinished{Result: tools.Result{Tool: "COMMAND", Summary: "go test ./...", OK: false, Output: "Command failed (exit code 1).\nFAIL"}},
-		loop.Failure{Message: "the server went away"},
-		loop.Finished{Status: "failed", ExitCode: 1, Loops: 3},
+	return []event.Event{
+		event.SessionStarted{ID: "abc", Model: "m", Dir: "/p"},
+		event.ContextWindow{Window: 4096, Configured: 131072, Server: "llama.cpp", ServerWindow: 4096, Source: "GET /props default_generation_settings.n_ctx"},
+		event.RequestStarted{Step: 1},
+		event.Streaming{Content: "# Agent", Chunks: 1},
+		event.ReplyParsed{Step: 1, Response: resp},
+		event.ToolStarted{Tool: "READ_FILE", Input: "\"main.go\""},
+		event.ToolFinished{Result: tools.Result{Tool: "READ_FILE", Summary: "main.go", OK: true, Output: "main.go (2 lines)\npackage main\n"}},
+		event.FormatProblem{Message: "No Tool Choice section.\nAnswer with the template.", Attempt: 1, Max: 10},
+		event.Retrying{Message: "HTTP 500: boom", Attempt: 1, Max: 10, Wait: 2 * time.Second},
+		event.Warning{Message: "careful"},
+		event.Compressing{Tokens: 3500, Window: 4096, Reason: event.ReasonThreshold},
+		event.Compressed{TokensBefore: 3500, TokensAfter: 1204, Window: 4096, Reason: event.ReasonThreshold, Cuts: 2},
+		event.ToolStarted{Tool: "COMMAND", Input: "```sh\ngo test ./...\n```"},
+		event.ToolFinished{Result: tools.Result{Tool: "COMMAND", Summary: "go test ./...", OK: false, Output: "Command failed (exit code 1).\nFAIL"}},
+		event.Failure{Message: "the server went away"},
+		event.Finished{Status: "failed", ExitCode: 1, Loops: 3},
 	}
 }
 
@@ -243,13 +243,13 @@ func TestJSONEvents(t *testing.T) {
 
 func TestTerminalContextWindow(t *testing.T) {
 	t.Parallel()
-	emit := func(level Verbosity, e loop.ContextWindow) string {
+	emit := func(level Verbosity, e event.ContextWindow) string {
 		var buf bytes.Buffer
 		NewTerminal(&Streams{Err: &buf, Width: 200, Unicode: true}, level).Emit(e)
 		return buf.String()
 	}
-	larger := loop.ContextWindow{Window: 8192, Configured: 8192, Server: "vLLM", ServerWindow: 32768, Source: "GET /v1/models max_model_len"}
-	unknown := loop.ContextWindow{Window: 131072, Configured: 131072}
+	larger := event.ContextWindow{Window: 8192, Configured: 8192, Server: "vLLM", ServerWindow: 32768, Source: "GET /v1/models max_model_len"}
+	unknown := event.ContextWindow{Window: 131072, Configured: 131072}
 	if got := emit(Normal, larger) + emit(Normal, unknown); got != "" {
 		t.Errorf("normal mode reports a window that changes nothing: %q", got)
 	}
@@ -259,19 +259,28 @@ func TestTerminalContextWindow(t *testing.T) {
 	if got := emit(Verbose, unknown); got != "dev: context window 131,072 tokens (maxContextTokens); the server did not report its own\n" {
 		t.Errorf("verbose, unknown: %q", got)
 	}
-	smaller := loop.ContextWindow{Window: 4096, Configured: 131072, ServerWindow: 4096, Server: "Ollama"}
+	smaller := event.ContextWindow{Window: 4096, Configured: 131072, ServerWindow: 4096, Server: "Ollama"}
 	if got := emit(Quiet, smaller); got != "" {
 		t.Errorf("quiet mode: %q", got)
 	}
 }
 
-func auditEvents(v audit.Verdict) []loop.Event {
-	return []loop.Event{
-		loop.AuditStarted{},
-		loop.AuditFinished{Result: audit.Result{Verdict: v, Steps: 2,
-			Feedback: "| check | result |\n|---|---|\n| tests | FAIL |\n\nOverall: " + string(v) + "\nAdd the missing test.",
-			Transcript: []audit.Step{{Thoughts: "Run the tests.", Calls: []parser.ToolCall{{Name: "COMMAND", Input: "go test ./..."}},
-				Results: []tools.Result{{Tool: "COMMAND", OK: true, Output: "ok  example 0.1s"}}}}}},
+// auditEvents is an audit of two steps as the auditor's conversation emits
+// it: its replies and tools, then the verdict.
+func auditEvents(v audit.Verdict) []event.Event {
+	report := "| check | result |\n|---|---|\n| tests | FAIL |\n\nOverall: " + string(v) + "\nAdd the missing test."
+	return []event.Event{
+		event.AuditStarted{},
+		event.RequestStarted{Agent: event.Auditor, Step: 1},
+		event.ReplyParsed{Agent: event.Auditor, Step: 1, Response: parser.Response{Thoughts: "Run the tests.",
+			Tools: []parser.ToolCall{{Name: "COMMAND", Input: "go test ./..."}}}},
+		event.ToolStarted{Agent: event.Auditor, Tool: "COMMAND", Input: "go test ./..."},
+		event.ToolFinished{Agent: event.Auditor, Input: "go test ./...", Result: tools.Result{Tool: "COMMAND", OK: true, Output: "ok  example 0.1s"}},
+		event.RequestStarted{Agent: event.Auditor, Step: 2},
+		event.ReplyParsed{Agent: event.Auditor, Step: 2, Response: parser.Response{Tools: []parser.ToolCall{{Name: "DONE", Input: report}}}},
+		event.ToolStarted{Agent: event.Auditor, Tool: "DONE", Input: report},
+		event.ToolFinished{Agent: event.Auditor, Input: report, Result: tools.Result{Tool: "DONE", OK: true, Done: true, Output: report}},
+		event.AuditFinished{Verdict: string(v), Steps: 2, Feedback: report},
 	}
 }
 
@@ -308,8 +317,9 @@ func TestTerminalAudit(t *testing.T) {
 	for _, e := range auditEvents(audit.Fail) {
 		j.Emit(e)
 	}
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 	var ev map[string]any
-	if err := json.Unmarshal(buf.Bytes(), &ev); err != nil || ev["type"] != "audit" || ev["verdict"] != "FAIL" || ev["steps"] != 2.0 ||
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &ev); err != nil || ev["type"] != "audit" || ev["verdict"] != "FAIL" || ev["steps"] != 2.0 ||
 		!strings.Contains(ev["feedback"].(string), "Add the missing test.") {
 		t.Errorf("audit JSON %q (%v)", buf.String(), err)
 	}
@@ -319,11 +329,11 @@ func TestTerminalResumedGolden(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
 	term := NewTerminal(&Streams{Err: &buf, Width: 60, Unicode: true}, Normal)
-	term.Emit(loop.SessionStarted{ID: "abc", Resumed: true, Model: "m", Dir: "/p",
+	term.Emit(event.SessionStarted{ID: "abc", Resumed: true, Model: "m", Dir: "/p",
 		LastRequest: "add a --verbose flag", LastAnswer: "Added the flag to main.go; go test passes.",
 		Tasks: []parser.Task{{Status: parser.Complete, Text: "add the flag"}, {Status: parser.Pending, Text: "document it"}}})
 	// The same task list again is not shown twice.
-	term.Emit(loop.ReplyParsed{Response: parser.Response{HasTaskList: true,
+	term.Emit(event.ReplyParsed{Response: parser.Response{HasTaskList: true,
 		Tasks: []parser.Task{{Status: parser.Complete, Text: "add the flag"}, {Status: parser.Pending, Text: "document it"}}}})
 	golden(t, "terminal-resumed-60", buf.String())
 }

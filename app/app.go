@@ -1,0 +1,370 @@
+// Package app is dev's application layer. Open turns plain values (the
+// effective settings, a working directory, which session) into a run: the
+// model client, old sessions pruned, the session opened, locked and
+// remembered for --resume, the server asked for its context window, and the
+// loop, the auditor and the compressor wired from one environment. Run works
+// on one request; NewSession moves to a fresh session; Close ends what the
+// app started. The app emits events and never prints; main chooses the
+// renderers and maps errors to exit codes.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/devagent/dev/audit"
+	"github.com/devagent/dev/bgproc"
+	"github.com/devagent/dev/compress"
+	"github.com/devagent/dev/config"
+	"github.com/devagent/dev/event"
+	"github.com/devagent/dev/llm"
+	"github.com/devagent/dev/loop"
+	"github.com/devagent/dev/parser"
+	"github.com/devagent/dev/prompts"
+	"github.com/devagent/dev/sessions"
+	"github.com/devagent/dev/step"
+	"github.com/devagent/dev/textfmt"
+	"github.com/devagent/dev/tools"
+)
+
+// Size of the directory overview in the system prompt.
+const (
+	overviewDepth   = 2
+	overviewEntries = 60
+)
+
+// Options are the plain values a run is opened from.
+type Options struct {
+	// Config holds the effective settings: the file, the environment and
+	// the command line's flags already applied.
+	Config config.Config
+	// ConfigDir is the configuration directory: sessions, instructions.
+	ConfigDir string
+	// Dir is the absolute working directory. A resumed session keeps its
+	// own unless DirGiven.
+	Dir      string
+	DirGiven bool
+	// Automated: a -p run, where nobody answers questions.
+	Automated bool
+	// Resume opens the last session of Dir; SessionID opens that session,
+	// or creates it with that id.
+	Resume    bool
+	SessionID string
+	// Prompt is the request of a -p run: a new session's original prompt.
+	Prompt string
+	// NoAudit accepts DONE without an audit (--no-audit).
+	NoAudit bool
+	// Sink receives every event of the run.
+	Sink event.Sink
+	// Ask puts ASK_USER's question to the user (interactive mode).
+	Ask func(ctx context.Context, question string) (string, error)
+	// Now is the clock; nil is time.Now.
+	Now func() time.Time
+}
+
+// App is one dev process's work in one session at a time.
+type App struct {
+	opts   Options
+	cfg    config.Config
+	store  *sessions.Store
+	client *llm.Client
+	window *step.Window
+	bg     *bgproc.Manager
+
+	// sess is the session worked in, loop works in it; both change with
+	// NewSession, on the caller's goroutine only.
+	sess    *sessions.Session
+	release func() // sess's lock
+	loop    *loop.Loop
+
+	stopBackground func() // once
+}
+
+// Open opens the session to work in and wires the run. Its errors are the
+// user's to fix (sessions.ErrNoSession, ErrInUse, ErrNotFound, ErrBadID)
+// or the machine's. It emits the session and, once the server has said
+// what it knows, the context window.
+func Open(o Options) (*App, error) {
+	if o.Sink == nil {
+		o.Sink = event.Discard{}
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	a := &App{opts: o, cfg: o.Config, store: sessions.Open(o.ConfigDir, o.Now)}
+	a.client = llm.New(llm.Config{
+		BaseURL:     a.cfg.APIURL,
+		APIKey:      a.cfg.APIKey,
+		IdleTimeout: time.Duration(a.cfg.RequestTimeout) * time.Second,
+	})
+	// The server is asked for its context window now, and the answer
+	// awaited once the session is open: the probes' round trips overlap
+	// opening the session and building the system prompt.
+	discovery := make(chan llm.ServerInfo, 1)
+	go func() { discovery <- a.client.Discover(context.Background(), a.cfg.Model) }()
+
+	if days := a.cfg.SessionRetentionDays; days > 0 {
+		if _, err := a.store.Prune(time.Duration(days) * 24 * time.Hour); err != nil {
+			a.warn("removing old sessions: " + err.Error())
+		}
+	}
+	sess, resumed, err := a.openSession()
+	if err != nil {
+		return nil, err
+	}
+	if err := a.adopt(sess); err != nil {
+		return nil, err
+	}
+	a.bg = bgproc.New(bgproc.Options{
+		OnStart: func(i bgproc.Info) {
+			a.opts.Sink.Emit(event.BackgroundStarted{ID: i.ID, Command: i.Command, PID: i.PID})
+		},
+		OnExit: func(i bgproc.Info) {
+			a.opts.Sink.Emit(event.BackgroundExited{ID: i.ID, Command: i.Command, Status: i.Status.String(), ExitCode: i.ExitCode, Runtime: i.Runtime})
+		},
+	})
+	a.stopBackground = sync.OnceFunc(a.shutdownBackground)
+	a.window = step.NewWindow(a.cfg.MaxContextTokens)
+	a.wire()
+	a.opts.Sink.Emit(sessionStarted(sess, resumed))
+	a.learnWindow(<-discovery)
+	return a, nil
+}
+
+// openSession finds the session to work in: the directory's last one with
+// Resume, the given one with SessionID (created when it does not exist),
+// or a new one.
+func (a *App) openSession() (sess *sessions.Session, resumed bool, err error) {
+	id := a.opts.SessionID
+	if a.opts.Resume {
+		id, err = a.store.Last(a.opts.Dir)
+		if errors.Is(err, sessions.ErrNoSession) {
+			return nil, false, fmt.Errorf("nothing to resume in %s: %w", a.opts.Dir, err)
+		}
+		if err != nil {
+			return nil, false, err
+		}
+	}
+	if id != "" {
+		sess, err = a.store.Load(id)
+		switch {
+		case err == nil:
+			if a.opts.DirGiven || sess.WorkingDirectory == "" {
+				sess.WorkingDirectory = a.opts.Dir
+			}
+			sess.Model = a.cfg.Model
+			return sess, true, nil
+		case errors.Is(err, sessions.ErrNotFound) && a.opts.SessionID != "":
+			// --session names a new session: automation tools pick the id.
+		default:
+			return nil, false, err
+		}
+	}
+	sess, err = a.store.New(id, a.opts.Dir, a.opts.Prompt, a.cfg.Model)
+	return sess, false, err
+}
+
+// adopt makes sess the session worked in: locked against other dev
+// processes, and remembered as its directory's last session. The lock of
+// the session before it, if any, is released.
+func (a *App) adopt(sess *sessions.Session) error {
+	release, err := a.store.Lock(sess.ID)
+	if err != nil {
+		return fmt.Errorf("session %s: %w", sess.ID, err)
+	}
+	if a.release != nil {
+		a.release()
+	}
+	a.sess, a.release = sess, release
+	if err := a.store.Remember(sess.WorkingDirectory, sess.ID); err != nil {
+		a.warn("recording the session for --resume: " + err.Error())
+	}
+	return nil
+}
+
+// wire builds the loop, the auditor and the compressor for the session
+// worked in, from one environment: every part that runs commands or keeps
+// their output uses the session's directory.
+func (a *App) wire() {
+	cfg := a.cfg
+	retries := cfg.MaxRetries
+	if a.opts.Automated {
+		retries = cfg.MaxRetriesAutomated
+	}
+	model := &llm.Retrier{Streamer: a.client, Max: retries, OnRetry: func(r llm.Retry) {
+		a.opts.Sink.Emit(event.Retrying{Message: r.Err.Error(), Attempt: r.Attempt, Max: r.Max, Wait: r.Wait})
+	}}
+	env := &tools.Env{
+		Dir:            a.sess.WorkingDirectory,
+		Interactive:    !a.opts.Automated,
+		CommandTimeout: time.Duration(cfg.CommandTimeout) * time.Second,
+		OutputDir:      a.store.Dir(a.sess.ID),
+		Ask:            a.opts.Ask,
+		Background:     a.bg,
+	}
+	compactor := &compress.Summarizer{
+		Model:       model, // transient failures are retried like the worker's
+		ModelName:   orModel(cfg.CompressModel, cfg.Model),
+		Temperature: cfg.Temperature,
+		MaxTokens:   cfg.MaxTokens,
+	}
+	registry := tools.Worker()
+	a.loop = &loop.Loop{
+		Model:     model,
+		Tools:     registry,
+		Env:       env,
+		Store:     a.store,
+		Sink:      a.opts.Sink,
+		Compactor: compactor,
+		Window:    a.window,
+		Config: loop.Config{
+			Model:             cfg.Model,
+			Temperature:       cfg.Temperature,
+			MaxTokens:         cfg.MaxTokens,
+			SystemPrompt:      a.systemPrompt(registry),
+			MaxLoops:          cfg.MaxLoops,
+			MaxRetries:        retries,
+			MaxAuditFailures:  cfg.MaxAuditFailures,
+			CompressThreshold: cfg.CompressThreshold,
+			Now:               a.opts.Now,
+		},
+	}
+	if !a.opts.NoAudit {
+		a.loop.Auditor = &audit.Auditor{
+			Model:       model,
+			ModelName:   orModel(cfg.AuditModel, cfg.Model),
+			Temperature: cfg.Temperature,
+			MaxTokens:   cfg.MaxTokens,
+			// The auditor's commands run where the worker's do, but never
+			// ask and never go to the background.
+			Env:               &tools.Env{Dir: env.Dir, CommandTimeout: env.CommandTimeout, OutputDir: env.OutputDir},
+			Commands:          cfg.AuditCommands,
+			MaxRetries:        retries,
+			Sink:              a.opts.Sink,
+			Window:            a.window,
+			Compactor:         compactor,
+			CompressThreshold: cfg.CompressThreshold,
+		}
+	}
+}
+
+func orModel(specific, model string) string {
+	if specific != "" {
+		return specific
+	}
+	return model
+}
+
+// systemPrompt is the worker's: the protocol and its tools for this mode,
+// the project, and the instruction files.
+func (a *App) systemPrompt(registry *tools.Registry) string {
+	dir := a.sess.WorkingDirectory
+	var docs []prompts.Tool
+	for _, doc := range registry.Docs() {
+		if a.opts.Automated && doc.Name == tools.AskUser {
+			continue // not offered: nobody can answer
+		}
+		docs = append(docs, prompts.Tool{Name: doc.Name, Description: doc.Description, Example: doc.Example})
+	}
+	return prompts.System{
+		Dir:          dir,
+		Interactive:  !a.opts.Automated,
+		Tools:        docs,
+		Project:      prompts.DiscoverProject(dir, tools.Tree(dir, overviewDepth, overviewEntries)),
+		Instructions: prompts.Instructions(a.opts.ConfigDir, dir),
+	}.Render()
+}
+
+// learnWindow works with the smaller of the window the server gives the
+// model and maxContextTokens. A server that does not say changes nothing.
+func (a *App) learnWindow(info llm.ServerInfo) {
+	a.window.Lower(info.Window)
+	a.opts.Sink.Emit(event.ContextWindow{Window: a.window.Size(), Configured: a.cfg.MaxContextTokens,
+		Server: string(info.Kind), ServerWindow: info.Window, Source: info.Source})
+}
+
+// sessionStarted describes the session opened; a resumed one with its last
+// exchange, how it ended and its task list.
+func sessionStarted(sess *sessions.Session, resumed bool) event.SessionStarted {
+	e := event.SessionStarted{ID: sess.ID, Resumed: resumed, Model: sess.Model, Dir: sess.WorkingDirectory}
+	if !resumed {
+		return e
+	}
+	e.LastRequest, e.LastAnswer = lastExchange(sess.History)
+	e.LastStatus = string(sess.Status)
+	e.Tasks = sess.TaskList
+	return e
+}
+
+// lastExchange is the last request of a history and what came of it: the
+// DONE summary, or else the model's last thoughts.
+func lastExchange(history []llm.Message) (request, answer string) {
+	for i := len(history) - 1; i >= 0; i-- {
+		m := history[i]
+		if m.Role == llm.RoleAssistant && answer == "" {
+			if r, err := parser.Parse(m.Content, tools.Worker().Names()); err == nil {
+				answer = r.Thoughts
+				if last := r.Tools[len(r.Tools)-1]; last.Name == tools.Done {
+					answer = last.Input
+				}
+			}
+		}
+		if m.Role == llm.RoleUser && strings.HasPrefix(m.Content, "<user_request>") {
+			request = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(m.Content, "<user_request>"), "</user_request>"))
+			return request, answer
+		}
+	}
+	return "", answer
+}
+
+// Session is the session worked in. The caller reads it between runs.
+func (a *App) Session() *sessions.Session { return a.sess }
+
+// Store is the sessions directory.
+func (a *App) Store() *sessions.Store { return a.store }
+
+// NewSession moves to a fresh session in the same directory: locked,
+// remembered for --resume, and with every part of the run (the worker's
+// tools, the auditor's) keeping its files in the new session's directory.
+func (a *App) NewSession() error {
+	sess, err := a.store.New("", a.sess.WorkingDirectory, "", a.cfg.Model)
+	if err != nil {
+		return err
+	}
+	if err := a.adopt(sess); err != nil {
+		return err
+	}
+	a.wire()
+	a.opts.Sink.Emit(sessionStarted(sess, false))
+	return nil
+}
+
+// Close stops every background process the app started and releases the
+// session's lock. It is called once, when dev ends.
+func (a *App) Close() {
+	a.stopBackground()
+	if a.release != nil {
+		a.release()
+		a.release = nil
+	}
+}
+
+// Kill stops every process the app started, at once, from any goroutine:
+// for a dev that must exit now (a second Ctrl+C). The operating system
+// releases the lock when the process exits.
+func (a *App) Kill() { a.stopBackground() }
+
+// shutdownBackground stops the background processes still running and says
+// which, as processes stopped by dev's exit.
+func (a *App) shutdownBackground() {
+	for _, i := range a.bg.Shutdown() {
+		command := textfmt.Summary(i.Command, 200)
+		a.opts.Sink.Emit(event.BackgroundExited{ID: i.ID, Command: command, Status: event.StoppedOnExit, ExitCode: i.ExitCode, Runtime: i.Runtime})
+	}
+}
+
+func (a *App) warn(msg string) { a.opts.Sink.Emit(event.Warning{Message: msg}) }

@@ -1,0 +1,102 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/devagent/dev/config"
+	"github.com/devagent/dev/llm"
+	"github.com/devagent/dev/loop"
+	"github.com/devagent/dev/sessions"
+	"github.com/devagent/dev/step"
+	"github.com/devagent/dev/tools"
+)
+
+func TestOutcomeCode(t *testing.T) {
+	t.Parallel()
+	tests := map[loop.Stop]int{
+		loop.Done: 0, loop.Failed: 1, loop.AuditFailed: 3, loop.MaxLoops: 4, loop.FormatFailed: 5, loop.Looping: 5, loop.Interrupted: 130,
+	}
+	for stop, want := range tests {
+		if got := exitCode(loop.Outcome{Stop: stop}); got != want {
+			t.Errorf("stop %d: exit %d, want %d", stop, got, want)
+		}
+	}
+}
+
+func TestExplainError(t *testing.T) {
+	t.Parallel()
+	cfg := config.Default()
+	cfg.Model = "big"
+	err := &llm.Error{Kind: llm.KindModelNotFound, Models: []string{"a", "b"}}
+	if got, want := explainError(err, cfg, "/c/config.json"), `the server at http://localhost:8005/v1 has no model "big"; it offers: a, b. Set model in /c/config.json, DEV_MODEL or --model.`; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	wrapped := fmt.Errorf("%w after 4 attempts: %w", llm.ErrRetriesExhausted, &llm.Error{Kind: llm.KindUnreachable, Message: "connection refused"})
+	if got, want := explainError(wrapped, cfg, "/c/config.json"), "gave up after repeated failures: cannot reach the model server at http://localhost:8005/v1 (connection refused). Start the server, or set apiUrl in /c/config.json or DEV_API_URL."; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+func TestExplainContextErrors(t *testing.T) {
+	t.Parallel()
+	cfg := config.Default()
+	cfg.CompressModel = "summariser"
+	tooSmall := fmt.Errorf("%w: %w", step.ErrContextTooSmall, &llm.Error{Kind: llm.KindOverflow, ContextLimit: 4096, PromptTokens: 4390})
+	got := explainError(tooSmall, cfg, "/c/config.json")
+	for _, want := range []string{"4390 tokens for a window of 4096", "-c", "OLLAMA_CONTEXT_LENGTH", "--max-model-len", "maxContextTokens in /c/config.json"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("overflow explanation lacks %q: %s", want, got)
+		}
+	}
+	maxTokens := &llm.Error{Kind: llm.KindOverflow, ContextLimit: 2048, PromptTokens: 8, MaxTokensCause: true}
+	if got := explainError(maxTokens, cfg, "/c/config.json"); !strings.Contains(got, "Lower or remove maxTokens in /c/config.json") || strings.Contains(got, "maxContextTokens") {
+		t.Errorf("max_tokens explanation: %s", got)
+	}
+	noModel := fmt.Errorf("%w: %w", step.ErrCompression, &llm.Error{Kind: llm.KindModelNotFound, Models: []string{"a"}})
+	if got := explainError(noModel, cfg, "/c/config.json"); !strings.Contains(got, `no model "summariser" to compress`) || !strings.Contains(got, "Set compressModel") {
+		t.Errorf("unknown compressModel: %s", got)
+	}
+}
+
+// The system prompt is paid on every request by every user: this budget
+// keeps it from growing unnoticed. Raise it only for a reason worth tokens.
+func TestSystemPromptBudget(t *testing.T) {
+	t.Parallel()
+	const budgetTokens = 880
+	dir := t.TempDir()
+	for _, automated := range []bool{true, false} {
+		a := &App{opts: Options{ConfigDir: t.TempDir(), Automated: automated}, sess: &sessions.Session{WorkingDirectory: dir}}
+		prompt := a.systemPrompt(tools.Worker())
+		tokens := len(prompt) / 4
+		t.Logf("automated=%v: system prompt %d chars, ~%d tokens (chars/4)", automated, len(prompt), tokens)
+		if tokens > budgetTokens {
+			t.Errorf("automated=%v: system prompt is ~%d tokens, over the budget of %d", automated, tokens, budgetTokens)
+		}
+	}
+}
+
+func TestLastExchange(t *testing.T) {
+	t.Parallel()
+	done := "# Agent Response\n\n## Thoughts\nFinished.\n\n## Tool Choice\nDONE\n\n## Tool Input\nAdded the flag."
+	step := "# Agent Response\n\n## Thoughts\nRead main.go next.\n\n## Tool Choice\nREAD_FILE\n\n## Tool Input\nmain.go"
+	history := []llm.Message{
+		{Role: "user", Content: "<user_request>\nfirst\n</user_request>"},
+		{Role: "assistant", Content: done},
+		{Role: "user", Content: "<user_request>\nadd a flag\n</user_request>"},
+		{Role: "assistant", Content: done},
+	}
+	if req, ans := lastExchange(history); req != "add a flag" || ans != "Added the flag." {
+		t.Errorf("got %q, %q", req, ans)
+	}
+	history = append(history, llm.Message{Role: "user", Content: "<user_request>\nnow tests\n</user_request>"},
+		llm.Message{Role: "assistant", Content: step},
+		llm.Message{Role: "user", Content: "<tool_result tool=\"READ_FILE\">…</tool_result>"})
+	if req, ans := lastExchange(history); req != "now tests" || ans != "Read main.go next." {
+		t.Errorf("interrupted mid-work: got %q, %q", req, ans)
+	}
+	if req, ans := lastExchange(nil); req != "" || ans != "" {
+		t.Errorf("empty: got %q, %q", req, ans)
+	}
+}

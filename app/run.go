@@ -1,0 +1,147 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/devagent/dev/audit"
+	"github.com/devagent/dev/config"
+	"github.com/devagent/dev/event"
+	"github.com/devagent/dev/llm"
+	"github.com/devagent/dev/loop"
+	"github.com/devagent/dev/step"
+)
+
+// Exit codes (SPEC §6): how a dev process ends. A run's code is decided
+// here, where the run's outcome is understood; main maps its own errors.
+const (
+	ExitOK          = 0
+	ExitFailure     = 1 // server or runtime failure
+	ExitUsage       = 2 // usage or configuration error
+	ExitAudit       = 3 // the audit failed maxAuditFailures times in a row
+	ExitMaxLoops    = 4
+	ExitFormat      = 5 // unparseable replies, or the model kept repeating itself
+	ExitInterrupted = 130
+)
+
+// Result is how a run ended.
+type Result struct {
+	loop.Outcome
+	Code int // the exit code
+}
+
+// Run works on request in the session until the run ends; ctx interrupts
+// it. It emits the failure, if any, phrased with what to do about it, and
+// the result, always last.
+func (a *App) Run(ctx context.Context, request string) Result {
+	o := a.loop.Run(ctx, a.sess, request)
+	if a.opts.Automated {
+		a.stopBackground() // before the result, which is the last event
+	}
+	res := Result{Outcome: o, Code: exitCode(o)}
+	if msg := a.explain(o); msg != "" {
+		a.opts.Sink.Emit(event.Failure{Message: msg})
+	}
+	a.opts.Sink.Emit(event.Finished{
+		Status:       string(a.sess.Status),
+		ExitCode:     res.Code,
+		Summary:      strings.TrimSpace(o.Summary),
+		SessionID:    a.sess.ID,
+		Loops:        o.Loops,
+		Tokens:       a.sess.TotalTokens,
+		FormatErrors: o.FormatErrors,
+		Audits:       o.Audits,
+	})
+	return res
+}
+
+// exitCode maps how a run ended to the exit code of SPEC §6.
+func exitCode(o loop.Outcome) int {
+	switch o.Stop {
+	case loop.Done:
+		return ExitOK
+	case loop.MaxLoops:
+		return ExitMaxLoops
+	case loop.FormatFailed, loop.Looping:
+		return ExitFormat
+	case loop.Interrupted:
+		return ExitInterrupted
+	case loop.AuditFailed:
+		return ExitAudit
+	default:
+		return ExitFailure
+	}
+}
+
+// explain phrases why a run failed and how to fix it.
+func (a *App) explain(o loop.Outcome) string {
+	cfgPath := config.Path(a.opts.ConfigDir)
+	switch o.Stop {
+	case loop.MaxLoops:
+		return fmt.Sprintf("stopped after %d steps without DONE (maxLoops in %s)", o.Loops, cfgPath)
+	case loop.FormatFailed:
+		if errors.Is(o.Err, audit.ErrFormat) {
+			return "the auditor kept answering in a format dev cannot parse; set auditModel in " + cfgPath + " to a stronger model, or use --no-audit"
+		}
+		return fmt.Sprintf("the model kept answering in a format dev cannot parse (%d format errors); try a stronger model or a lower temperature", o.FormatErrors)
+	case loop.AuditFailed:
+		return fmt.Sprintf("the audit failed %d times in a row (maxAuditFailures in %s); the last feedback is in the session: dev sessions show %s",
+			o.Audits, cfgPath, a.sess.ID)
+	case loop.Looping:
+		return "the model kept repeating the same step; stopped"
+	case loop.Failed:
+		return explainError(o.Err, a.cfg, cfgPath)
+	}
+	return ""
+}
+
+func explainError(err error, cfg config.Config, cfgPath string) string {
+	var apiErr *llm.Error
+	if !errors.As(err, &apiErr) {
+		return err.Error()
+	}
+	prefix := ""
+	if errors.Is(err, llm.ErrRetriesExhausted) {
+		prefix = "gave up after repeated failures: "
+	}
+	switch apiErr.Kind {
+	case llm.KindUnreachable:
+		return fmt.Sprintf("%scannot reach the model server at %s (%s). Start the server, or set apiUrl in %s or DEV_API_URL.",
+			prefix, cfg.APIURL, apiErr.Message, cfgPath)
+	case llm.KindAuth:
+		return fmt.Sprintf("the server at %s refused the request (HTTP %d: %s). Set apiKey in %s or DEV_API_KEY.",
+			cfg.APIURL, apiErr.Status, apiErr.Message, cfgPath)
+	case llm.KindModelNotFound:
+		offer := "the server did not list its models"
+		if len(apiErr.Models) > 0 {
+			offer = "it offers: " + strings.Join(apiErr.Models, ", ")
+		}
+		if errors.Is(err, step.ErrCompression) && cfg.CompressModel != "" {
+			return fmt.Sprintf("the server at %s has no model %q to compress the conversation with; %s. Set compressModel in %s (empty uses model).",
+				cfg.APIURL, cfg.CompressModel, offer, cfgPath)
+		}
+		return fmt.Sprintf("the server at %s has no model %q; %s. Set model in %s, DEV_MODEL or --model.",
+			cfg.APIURL, cfg.Model, offer, cfgPath)
+	case llm.KindOverflow:
+		return explainOverflow(apiErr, cfg, cfgPath)
+	}
+	return prefix + err.Error()
+}
+
+// explainOverflow says what to configure when the conversation does not fit
+// the server's context even compressed, or when maxTokens is the cause.
+func explainOverflow(e *llm.Error, cfg config.Config, cfgPath string) string {
+	if e.MaxTokensCause {
+		return fmt.Sprintf("the server's context window (%d tokens) cannot hold the prompt (%d tokens) plus maxTokens; compressing would not help. Lower or remove maxTokens in %s.",
+			e.ContextLimit, e.PromptTokens, cfgPath)
+	}
+	facts := e.Message
+	if e.PromptTokens > 0 && e.ContextLimit > 0 {
+		facts = fmt.Sprintf("%d tokens for a window of %d", e.PromptTokens, e.ContextLimit)
+	}
+	return fmt.Sprintf("the conversation does not fit the server's context window even compressed to a summary (%s). "+
+		"Give the server a larger context (llama.cpp: -c; Ollama: OLLAMA_CONTEXT_LENGTH or num_ctx; vLLM: --max-model-len; LM Studio: the model's context length), "+
+		"then set maxContextTokens in %s to match it.", facts, cfgPath)
+}

@@ -1,0 +1,223 @@
+// Package event is the vocabulary of what happens while dev works. The
+// engine (step, loop, audit) and the application layer emit these values;
+// renderers (the terminal, --json, the session browser) consume them.
+// Nothing that emits an event prints.
+package event
+
+import (
+	"time"
+
+	"github.com/devagent/dev/parser"
+	"github.com/devagent/dev/tools"
+)
+
+// Event is something that happened in a run. Name is its stable `type` in
+// --json output.
+type Event interface {
+	Name() string
+}
+
+// Sink consumes events. Emit must not block for long: it runs on the
+// emitter's goroutine. Background processes report from their own
+// goroutines, so a Sink must be safe for concurrent use.
+type Sink interface {
+	Emit(Event)
+}
+
+// Multi sends each event to every sink, in order.
+type Multi []Sink
+
+// Emit forwards e.
+func (m Multi) Emit(e Event) {
+	for _, s := range m {
+		s.Emit(e)
+	}
+}
+
+// Discard drops every event.
+type Discard struct{}
+
+// Emit does nothing.
+func (Discard) Emit(Event) {}
+
+// Agent names the conversation an event of a protocol step comes from.
+type Agent string
+
+// The two conversations of a run.
+const (
+	Worker  Agent = "worker" // the agent doing the work
+	Auditor Agent = "audit"  // the read-only sub-agent checking a DONE
+)
+
+// SessionStarted opens a run. A resumed session brings where it stood: its
+// last request, what the model last said or concluded, how the last run
+// ended, and the task list.
+type SessionStarted struct {
+	ID      string
+	Resumed bool
+	Model   string
+	Dir     string
+
+	LastRequest string
+	LastAnswer  string
+	LastStatus  string // the session's status when it was opened
+	Tasks       []parser.Task
+}
+
+// ContextWindow: the context window the run works with, decided at start
+// from maxContextTokens and what the server reports.
+type ContextWindow struct {
+	Window       int    // what the run uses: the smaller of the two
+	Configured   int    // maxContextTokens
+	Server       string // the server's kind ("" when not recognised)
+	ServerWindow int    // the server's window, 0 when it did not say
+	Source       string // where ServerWindow (or Server) came from
+}
+
+// RequestStarted: a request is about to be sent to the model.
+type RequestStarted struct {
+	Agent Agent
+	Step  int // 1-based number of the reply being requested
+}
+
+// Streaming carries a piece of the reply as it arrives.
+type Streaming struct {
+	Agent              Agent
+	Content, Reasoning string
+	Chunks             int // pieces received so far in this reply
+}
+
+// ReplyParsed: a reply was accepted.
+type ReplyParsed struct {
+	Agent    Agent
+	Step     int
+	Response parser.Response
+}
+
+// ToolStarted: a tool is about to run with Input, the raw text of its
+// `## Tool Input` section.
+type ToolStarted struct {
+	Agent Agent
+	Tool  string
+	Input string
+}
+
+// ToolFinished: a tool ran. Input is the same raw input as ToolStarted's.
+type ToolFinished struct {
+	Agent  Agent
+	Input  string
+	Result tools.Result
+}
+
+// FormatProblem: a reply could not be used; the model is told why.
+type FormatProblem struct {
+	Agent        Agent
+	Message      string
+	Attempt, Max int
+}
+
+// Retrying: a request failed and will be sent again after Wait.
+type Retrying struct {
+	Message      string
+	Attempt, Max int
+	Wait         time.Duration
+}
+
+// Reasons for a compression.
+const (
+	ReasonThreshold = "threshold" // the estimate reached compressThreshold of the window
+	ReasonOverflow  = "overflow"  // the server rejected the request as too long
+)
+
+// Compressing: a conversation is about to be summarised.
+type Compressing struct {
+	Agent  Agent
+	Tokens int // the prompt size that triggered it: estimated, or the server's count
+	Window int
+	Reason string
+}
+
+// Compressed: a conversation's history was replaced by one summary message.
+type Compressed struct {
+	Agent                     Agent
+	TokensBefore, TokensAfter int
+	Window                    int
+	Reason                    string
+	// Cuts counts tool results and messages shortened or left out so that
+	// the summarisation request fits the window.
+	Cuts int
+	// Fallback: the model gave no summary; the last step stands in for it.
+	Fallback bool
+}
+
+// AuditStarted: the auditor is checking a DONE.
+type AuditStarted struct{}
+
+// AuditFinished: the auditor gave its verdict (PASS or FAIL).
+type AuditFinished struct {
+	Verdict  string
+	Feedback string
+	Steps    int // replies of the auditor
+}
+
+// Warning is worth telling the user but does not stop the run.
+type Warning struct {
+	Message string
+}
+
+// Failure ends a run with an error, phrased with what to do about it.
+type Failure struct {
+	Message string
+}
+
+// Finished is the last event of a run.
+type Finished struct {
+	Status       string // complete, failed, interrupted
+	ExitCode     int
+	Summary      string
+	SessionID    string
+	Loops        int
+	Tokens       int
+	FormatErrors int
+	Audits       int
+}
+
+// BackgroundStarted: a command outlived its timeout and goes on in the
+// background.
+type BackgroundStarted struct {
+	ID, Command string
+	PID         int
+}
+
+// BackgroundExited: a background process ended: by itself, stopped by
+// KILL_BACKGROUND_PROCESS, or stopped because dev is exiting.
+type BackgroundExited struct {
+	ID, Command string
+	Status      string // "exited", "killed", or StoppedOnExit
+	ExitCode    int    // -1 when it ended by a signal
+	Runtime     time.Duration
+}
+
+// StoppedOnExit is the Status of a background process dev stopped because
+// dev itself was ending.
+const StoppedOnExit = "stopped"
+
+// Name implementations: the `type` field of --json lines.
+func (SessionStarted) Name() string    { return "session" }
+func (ContextWindow) Name() string     { return "context" }
+func (RequestStarted) Name() string    { return "request" }
+func (Streaming) Name() string         { return "streaming" }
+func (ReplyParsed) Name() string       { return "response" }
+func (ToolStarted) Name() string       { return "tool_start" }
+func (ToolFinished) Name() string      { return "tool_result" }
+func (FormatProblem) Name() string     { return "format_error" }
+func (Retrying) Name() string          { return "retry" }
+func (Compressing) Name() string       { return "compression_start" }
+func (Compressed) Name() string        { return "compression" }
+func (AuditStarted) Name() string      { return "audit_start" }
+func (AuditFinished) Name() string     { return "audit" }
+func (Warning) Name() string           { return "warning" }
+func (Failure) Name() string           { return "error" }
+func (Finished) Name() string          { return "result" }
+func (BackgroundStarted) Name() string { return "background_start" }
+func (BackgroundExited) Name() string  { return "background_exit" }

@@ -1,0 +1,250 @@
+// Package step is the protocol step that the worker and the auditor both
+// take: send the conversation to the model, parse the reply, turn an
+// unusable one back to the model with a precise message, accept a good one
+// into the history, and run its tools. It keeps the conversation inside the
+// server's context window (compressing before a request that would not fit,
+// and after the server says one did not). It emits events and never prints;
+// what a conversation is for (the work, the audit) is its caller's business.
+package step
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/devagent/dev/compress"
+	"github.com/devagent/dev/event"
+	"github.com/devagent/dev/llm"
+	"github.com/devagent/dev/parser"
+	"github.com/devagent/dev/prompts"
+	"github.com/devagent/dev/sessions"
+	"github.com/devagent/dev/tools"
+)
+
+// Model streams one chat completion, retrying transient failures itself
+// (llm.Retrier).
+type Model interface {
+	Stream(ctx context.Context, req llm.Request, onDelta func(llm.Delta)) (llm.Reply, error)
+}
+
+// Compactor summarises a conversation that no longer fits the context
+// window (a *compress.Summarizer).
+type Compactor interface {
+	Compact(ctx context.Context, c compress.Conversation) (compress.Result, error)
+}
+
+// Errors that end a conversation, wrapping their cause.
+var (
+	// ErrContextTooSmall wraps a context overflow that compression could not
+	// cure: the overflow came again right after compressing, or there was
+	// nothing left to compress.
+	ErrContextTooSmall = errors.New("the conversation does not fit the server's context window, even compressed")
+	// ErrCompression wraps a failure of the summarisation request itself.
+	ErrCompression = errors.New("compressing the conversation")
+)
+
+// Params are the request parameters of a conversation.
+type Params struct {
+	Model       string
+	Temperature *float64
+	MaxTokens   *int
+}
+
+// Conversation is one agent's side of a protocol conversation. Its state
+// (history, task list, compressions, tokens) is a sessions.Session: the
+// worker's is the session the user resumes; the auditor's lives only in
+// memory. A Conversation is not safe for concurrent use.
+type Conversation struct {
+	Agent  event.Agent // marks every event the conversation emits
+	Model  Model
+	Params Params
+	System string // the system prompt, sent first in every request
+	Tools  tools.Set
+	Env    *tools.Env
+	Sink   event.Sink
+	// MaxRetries is how many unusable replies in a row are told to the
+	// model before Reject reports the retries exhausted.
+	MaxRetries int
+
+	// Window is the server's context window; nil or 0: unknown, never
+	// compress before the server says the prompt is too long.
+	Window *Window
+	// Compactor compresses the history; nil never compresses.
+	Compactor Compactor
+	// CompressThreshold is the fraction of the window at which the history
+	// is compressed before a request.
+	CompressThreshold float64
+
+	// State holds the history and what is recorded of it.
+	State *sessions.Session
+	// Current is the request being worked on: kept verbatim through
+	// compression, like State.OriginalPrompt.
+	Current string
+	// Save persists State after a change the caller did not make itself
+	// (a compression); nil keeps nothing.
+	Save func() error
+	// Now is the clock of compression records; nil is time.Now.
+	Now func() time.Time
+
+	// formatFailures counts unusable replies in a row; FormatErrors all of
+	// them.
+	formatFailures int
+	FormatErrors   int
+	// failedFrom is the history index where unconfirmed failed attempts
+	// start, when hasFailed; they leave once a reply parses.
+	failedFrom int
+	hasFailed  bool
+	est        compress.Estimator // the prompt size of the next request
+	// overflowRetried: the last request overflowed and the history was
+	// compressed for it; another overflow before a success ends the run.
+	overflowRetried bool
+}
+
+// Request sends the conversation to the model as reply number step.
+// Retrying transient failures is the Model's business; a context overflow
+// compresses the history and sends it again, once, not counted as a retry.
+func (c *Conversation) Request(ctx context.Context, step int) (llm.Reply, error) {
+	for {
+		c.emit(event.RequestStarted{Agent: c.Agent, Step: step})
+		chunks := 0
+		req := c.request()
+		reply, err := c.Model.Stream(ctx, req, func(d llm.Delta) {
+			chunks++
+			c.emit(event.Streaming{Agent: c.Agent, Content: d.Content, Reasoning: d.Reasoning, Chunks: chunks})
+		})
+		if err == nil {
+			err = c.silentOverflow(reply)
+		}
+		if err == nil {
+			c.overflowRetried = false
+			c.observe(req.Messages, reply)
+			c.countTokens(reply)
+			return reply, nil
+		}
+		var apiErr *llm.Error
+		if ctx.Err() != nil || !errors.As(err, &apiErr) || apiErr.Kind != llm.KindOverflow {
+			return llm.Reply{}, err
+		}
+		if err := c.overflow(ctx, apiErr); err != nil {
+			return llm.Reply{}, err
+		}
+	}
+}
+
+// request is the next chat request: the system prompt, then the history.
+func (c *Conversation) request() llm.Request {
+	msgs := make([]llm.Message, 0, len(c.State.History)+1)
+	msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: c.System})
+	msgs = append(msgs, c.State.History...)
+	return llm.Request{Model: c.Params.Model, Messages: msgs, Temperature: c.Params.Temperature, MaxTokens: c.Params.MaxTokens}
+}
+
+// countTokens adds a request's tokens to the state: the server's figure, or
+// about four characters per token when it gives none.
+func (c *Conversation) countTokens(reply llm.Reply) {
+	if reply.Usage != nil {
+		c.State.TotalTokens += reply.Usage.TotalTokens
+		return
+	}
+	chars := len(c.System) + len(reply.Content) + len(reply.Reasoning) + compress.Chars(c.State.History)
+	c.State.TotalTokens += chars / compress.CharsPerToken
+}
+
+// Parse reads a reply into a response whose tool inputs are well formed,
+// or a *parser.FormatError for the model.
+func (c *Conversation) Parse(reply llm.Reply) (parser.Response, error) {
+	if reply.FinishReason == "length" {
+		return parser.Response{}, &parser.FormatError{Message: prompts.CutOff(strings.TrimSpace(reply.Content) == "")}
+	}
+	resp, err := tools.ParseReply(reply.Content, c.Tools)
+	if err == nil && reply.Reasoning != "" {
+		resp.Reasoning = strings.TrimSpace(reply.Reasoning + "\n" + resp.Reasoning)
+	}
+	return resp, err
+}
+
+// Reject tells the model why its reply could not be used: the reply and the
+// reason join the history until a reply parses. It reports whether the
+// retries are exhausted, in which case nothing is added.
+func (c *Conversation) Reject(reply llm.Reply, err error) (exhausted bool) {
+	c.formatFailures++
+	c.FormatErrors++
+	msg := err.Error()
+	c.emit(event.FormatProblem{Agent: c.Agent, Message: msg, Attempt: c.formatFailures, Max: c.MaxRetries})
+	if c.formatFailures > c.MaxRetries {
+		return true
+	}
+	if !c.hasFailed {
+		c.failedFrom, c.hasFailed = len(c.State.History), true
+	}
+	content, _ := parser.StripThinking(reply.Content)
+	if strings.TrimSpace(content) == "" {
+		content = "(empty reply)"
+	}
+	c.Append(llm.RoleAssistant, content)
+	c.Append(llm.RoleUser, "Your reply could not be used: "+msg+"\n\n"+prompts.FormatReminder())
+	return false
+}
+
+// Accept records a parsed reply as reply number step: failed attempts
+// before it leave the history, its task list (when it has one) replaces
+// the state's, and only the normalised template is kept.
+func (c *Conversation) Accept(resp parser.Response, step int) {
+	c.DropFailed()
+	c.formatFailures = 0
+	for _, w := range resp.Warnings {
+		c.emit(event.Warning{Message: w})
+	}
+	if resp.HasTaskList {
+		c.State.TaskList = append(c.State.TaskList[:0], resp.Tasks...)
+	}
+	c.Append(llm.RoleAssistant, resp.Template())
+	c.emit(event.ReplyParsed{Agent: c.Agent, Step: step, Response: resp})
+}
+
+// DropFailed removes failed attempts not yet followed by a usable reply:
+// they are never summarised, and never outlive a run.
+func (c *Conversation) DropFailed() {
+	if c.hasFailed {
+		c.State.History = c.State.History[:c.failedFrom]
+		c.hasFailed = false
+	}
+}
+
+// Act runs the reply's tools in order. It stops at the first failure and
+// after an accepted DONE, which done reports.
+func (c *Conversation) Act(ctx context.Context, resp parser.Response) (results []tools.Result, done bool) {
+	for _, call := range resp.Tools {
+		tool, _ := c.Tools.Lookup(call.Name) // checked in Parse
+		c.emit(event.ToolStarted{Agent: c.Agent, Tool: call.Name, Input: call.Input})
+		res := tool.Run(ctx, c.Env, call.Input)
+		c.emit(event.ToolFinished{Agent: c.Agent, Input: call.Input, Result: res})
+		results = append(results, res)
+		if res.Done && res.OK {
+			return results, true
+		}
+		if !res.OK || ctx.Err() != nil {
+			break
+		}
+	}
+	return results, false
+}
+
+// Append adds a message to the history.
+func (c *Conversation) Append(role, content string) {
+	c.State.History = append(c.State.History, llm.Message{Role: role, Content: content})
+}
+
+func (c *Conversation) emit(e event.Event) {
+	if c.Sink != nil {
+		c.Sink.Emit(e)
+	}
+}
+
+func (c *Conversation) now() time.Time {
+	if c.Now != nil {
+		return c.Now()
+	}
+	return time.Now()
+}

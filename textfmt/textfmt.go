@@ -1,0 +1,82 @@
+// Package textfmt writes short texts for people: the first line of a text,
+// an excerpt of it, a count with its noun, a number with thousands
+// separators. Every package that shows such text uses these, so that dev
+// says the same thing the same way everywhere.
+package textfmt
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Ellipsis marks text that was cut.
+const Ellipsis = "…"
+
+// FirstLine is the first line of s, without surrounding space.
+func FirstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return strings.TrimSpace(s[:i])
+	}
+	return s
+}
+
+// Clip keeps at most n runes of s, the last of them an ellipsis when s was
+// longer.
+func Clip(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + Ellipsis
+}
+
+// Excerpt is s on one line (every run of white space one space), at most n
+// runes.
+func Excerpt(s string, n int) string {
+	return Clip(strings.Join(strings.Fields(s), " "), n)
+}
+
+// Summary is the first line of s, at most n runes, followed by " …" when s
+// has more lines: what a one-line display of a tool input shows.
+func Summary(s string, n int) string {
+	s = strings.TrimSpace(s)
+	first, _, more := strings.Cut(s, "\n")
+	first = strings.TrimSpace(first)
+	if utf8.RuneCountInString(first) > n {
+		return Clip(first, n)
+	}
+	if more {
+		return first + " " + Ellipsis
+	}
+	return first
+}
+
+// Plural writes a count with its noun: "1 line", "2 lines", "3 entries".
+// The count has no separators: tool results quote it to the model as is.
+func Plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	if strings.HasSuffix(noun, "y") && !strings.HasSuffix(noun, "ey") {
+		noun = strings.TrimSuffix(noun, "y") + "ie"
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// Thousands writes n with a comma between groups of three digits: 1,247.
+func Thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	start := 0
+	if n < 0 {
+		start = 1
+	}
+	for i := len(s) - 3; i > start; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

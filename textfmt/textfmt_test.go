@@ -1,0 +1,83 @@
+package textfmt
+
+import "testing"
+
+func TestFirstLine(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"":                    "",
+		"one":                 "one",
+		"\n  two words \nx\n": "two words",
+		"a\r\nb":              "a",
+	} {
+		if got := FirstLine(in); got != want {
+			t.Errorf("FirstLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestClipAndExcerpt(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in   string
+		n    int
+		clip string
+		exc  string
+	}{
+		{"short", 10, "short", "short"},
+		{"exactly10!", 10, "exactly10!", "exactly10!"},
+		{"eleven runes", 10, "eleven ru…", "eleven ru…"},
+		{"ünïcödé text here", 8, "ünïcödé…", "ünïcödé…"},
+		{"a\n\n  b\tc", 20, "a\n\n  b\tc", "a b c"},
+		{"anything", 0, "", ""},
+	}
+	for _, tt := range tests {
+		if got := Clip(tt.in, tt.n); got != tt.clip {
+			t.Errorf("Clip(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.clip)
+		}
+		if got := Excerpt(tt.in, tt.n); got != tt.exc {
+			t.Errorf("Excerpt(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.exc)
+		}
+	}
+}
+
+func TestSummary(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"go test ./...", 80, "go test ./..."},
+		{"  go build\ngo test\n", 80, "go build …"},
+		{"a very long first line", 10, "a very lo…"},
+		{"", 10, ""},
+	}
+	for _, tt := range tests {
+		if got := Summary(tt.in, tt.n); got != tt.want {
+			t.Errorf("Summary(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+		}
+	}
+}
+
+func TestPluralAndThousands(t *testing.T) {
+	t.Parallel()
+	tests := map[string]string{
+		Plural(0, "line"):     "0 lines",
+		Plural(1, "line"):     "1 line",
+		Plural(2, "entry"):    "2 entries",
+		Plural(2, "key"):      "2 keys",
+		Plural(1, "step"):     "1 step",
+		Plural(1247, "token"): "1247 tokens",
+		Thousands(0):          "0",
+		Thousands(999):        "999",
+		Thousands(1000):       "1,000",
+		Thousands(-1234567):   "-1,234,567",
+		Thousands(123456):     "123,456",
+	}
+	for got, want := range tests {
+		if got != want {
+			t.Errorf("got %q, want %q", got, want)
+		}
+	}
+}
