@@ -51,6 +51,7 @@ type bodyEncoder struct {
 // are encoded by go-openai's own code instead, so nothing is ever left out.
 func (e *bodyEncoder) encode(params openai.ChatCompletionRequest, msgs []Message) ([]byte, error) {
 	known := params
+	//lint:ignore SA1019 max_tokens is what local servers read (see chatRequest)
 	known.Model, known.MaxTokens, known.Temperature, known.Stream, known.StreamOptions = "", 0, 0, false, nil
 	if !reflect.ValueOf(known).IsZero() {
 		return goOpenAIBody(params, msgs)
@@ -61,6 +62,7 @@ func (e *bodyEncoder) encode(params openai.ChatCompletionRequest, msgs []Message
 	if err != nil {
 		return nil, err
 	}
+	//lint:ignore SA1019 max_tokens is what local servers read (see chatRequest)
 	tail, err := json.Marshal(wireTail{MaxTokens: params.MaxTokens, Temperature: params.Temperature, Stream: params.Stream, StreamOptions: params.StreamOptions})
 	if err != nil {
 		return nil, err

@@ -306,7 +306,7 @@ func chatRequest(req Request, withUsage bool) (params openai.ChatCompletionReque
 		// max_tokens, deprecated by OpenAI for max_completion_tokens, is the
 		// field llama.cpp, vLLM, Ollama and LM Studio read; OpenAI still
 		// accepts it for chat models.
-		out.MaxTokens = *req.MaxTokens
+		out.MaxTokens = *req.MaxTokens //lint:ignore SA1019 see above
 	}
 	return out, Normalize(req.Messages)
 }

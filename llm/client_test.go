@@ -70,7 +70,7 @@ var hi = Request{Model: "m", Messages: []Message{{Role: RoleUser, Content: "Hi"}
 
 // streamWithin runs Stream and fails the test if it does not return within
 // limit: the behaviours under test are about returning promptly.
-func streamWithin(t *testing.T, limit time.Duration, c *Client, ctx context.Context, onDelta func(Delta)) (Reply, error, time.Duration) {
+func streamWithin(t *testing.T, limit time.Duration, c *Client, ctx context.Context, onDelta func(Delta)) (Reply, time.Duration, error) {
 	t.Helper()
 	type result struct {
 		r   Reply
@@ -84,10 +84,10 @@ func streamWithin(t *testing.T, limit time.Duration, c *Client, ctx context.Cont
 	}()
 	select {
 	case res := <-done:
-		return res.r, res.err, time.Since(start)
+		return res.r, time.Since(start), res.err
 	case <-time.After(limit):
 		t.Fatalf("Stream did not return within %s", limit)
-		return Reply{}, nil, 0
+		return Reply{}, 0, nil
 	}
 }
 
@@ -109,7 +109,7 @@ func TestIdleTimeoutStalledMidStream(t *testing.T) {
 	})
 	c := New(Config{BaseURL: srv.URL, IdleTimeout: 200 * time.Millisecond})
 	var got string
-	_, err, took := streamWithin(t, 10*time.Second, c, context.Background(), func(d Delta) { got += d.Content })
+	_, took, err := streamWithin(t, 10*time.Second, c, context.Background(), func(d Delta) { got += d.Content })
 	e := asError(t, err)
 	if e.Kind != KindStalled || !e.Retryable() {
 		t.Fatalf("kind %v retryable %v, want stalled and retryable: %v", e.Kind, e.Retryable(), err)
@@ -129,7 +129,7 @@ func TestIdleTimeoutBeforeHeaders(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
 	c := New(Config{BaseURL: srv.URL, IdleTimeout: 200 * time.Millisecond})
-	_, err, _ := streamWithin(t, 10*time.Second, c, context.Background(), nil)
+	_, _, err := streamWithin(t, 10*time.Second, c, context.Background(), nil)
 	if e := asError(t, err); e.Kind != KindStalled {
 		t.Fatalf("kind %v, want stalled: %v", e.Kind, err)
 	}
@@ -156,7 +156,7 @@ func TestKeepAliveCommentsCountAsProgress(t *testing.T) {
 		writeSSE(w, chunkJSON("done", "stop")+"data: [DONE]\n\n")
 	})
 	c := New(Config{BaseURL: srv.URL, IdleTimeout: time.Second})
-	reply, err, took := streamWithin(t, 10*time.Second, c, context.Background(), nil)
+	reply, took, err := streamWithin(t, 10*time.Second, c, context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func TestCancelMidStream(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	c := New(Config{BaseURL: srv.URL}) // no idle timeout: only the cancel can end it
-	_, err, took := streamWithin(t, 10*time.Second, c, ctx, func(Delta) { cancel() })
+	_, took, err := streamWithin(t, 10*time.Second, c, ctx, func(Delta) { cancel() })
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
