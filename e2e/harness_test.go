@@ -53,7 +53,11 @@ func binary(t testing.TB) string {
 		if runtime.GOOS == "windows" {
 			build.path += ".exe"
 		}
-		out, err := exec.Command("go", "build", "-o", build.path, "..").CombinedOutput()
+		args := []string{"build", "-o", build.path}
+		if raceEnabled {
+			args = append(args, "-race")
+		}
+		out, err := exec.Command("go", append(args, "..")...).CombinedOutput()
 		if err != nil {
 			build.err = fmt.Errorf("building dev: %w\n%s", err, out)
 		}
