@@ -1,0 +1,140 @@
+package step
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/devagent/dev/event"
+	"github.com/devagent/dev/llm"
+	"github.com/devagent/dev/parser"
+	"github.com/devagent/dev/sessions"
+	"github.com/devagent/dev/tools"
+)
+
+type echo struct{ fail bool }
+
+func (echo) Name() string             { return "ECHO" }
+func (echo) Doc() tools.Doc           { return tools.Doc{Name: "ECHO"} }
+func (echo) Check(input string) error { return nil }
+func (e echo) Run(_ context.Context, _ *tools.Env, input string) tools.Result {
+	return tools.Result{Tool: "ECHO", OK: !strings.Contains(input, "fail"), Output: input}
+}
+
+type recorder struct{ events []event.Event }
+
+func (r *recorder) Emit(e event.Event) { r.events = append(r.events, e) }
+
+func template(calls ...string) string {
+	var b strings.Builder
+	b.WriteString("# Agent Response\n\n## Thoughts\nok\n\n")
+	for _, c := range calls {
+		b.WriteString("## Tool Choice\nECHO\n\n## Tool Input\n" + c + "\n\n")
+	}
+	return b.String()
+}
+
+func conversation() (*Conversation, *recorder) {
+	rec := &recorder{}
+	return &Conversation{Agent: event.Auditor, Tools: tools.NewRegistry(echo{}, tools.DoneTool{}), Env: &tools.Env{},
+		Sink: rec, MaxRetries: 2, State: &sessions.Session{}}, rec
+}
+
+func TestWindow(t *testing.T) {
+	t.Parallel()
+	var unknown *Window
+	if unknown.Size() != 0 || unknown.Lower(10) {
+		t.Errorf("a nil window is unknown and stays so")
+	}
+	w := NewWindow(0)
+	if !w.Lower(4096) || w.Size() != 4096 {
+		t.Errorf("an unknown window takes the first size it learns: %d", w.Size())
+	}
+	if w.Lower(8192) || w.Lower(0) || w.Size() != 4096 {
+		t.Errorf("a window never grows: %d", w.Size())
+	}
+	if !w.Lower(2048) || w.Size() != 2048 {
+		t.Errorf("a smaller window is taken: %d", w.Size())
+	}
+}
+
+func TestRejectThenAcceptDropsTheFailedAttempts(t *testing.T) {
+	t.Parallel()
+	c, rec := conversation()
+	c.Append(llm.RoleUser, "do it")
+	garbage := llm.Reply{Content: "<think>hmm</think>not a template", FinishReason: "stop"}
+	_, formatErr := c.Parse(garbage)
+	var fe *parser.FormatError
+	if !errors.As(formatErr, &fe) {
+		t.Fatalf("parse error %v", formatErr)
+	}
+	if c.Reject(garbage, formatErr) || c.Reject(garbage, formatErr) {
+		t.Fatal("retries exhausted too early")
+	}
+	if n := len(c.State.History); n != 5 || c.State.History[1].Content != "not a template" {
+		t.Fatalf("history after two rejections: %+v", c.State.History)
+	}
+	resp, err := c.Parse(llm.Reply{Content: template("a"), FinishReason: "stop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Accept(resp, 3)
+	if n := len(c.State.History); n != 2 || !strings.HasPrefix(c.State.History[1].Content, "# Agent Response") {
+		t.Errorf("history after acceptance: %+v", c.State.History)
+	}
+	if c.FormatErrors != 2 {
+		t.Errorf("format errors %d, want 2", c.FormatErrors)
+	}
+	for _, e := range rec.events {
+		if fp, ok := e.(event.FormatProblem); ok && fp.Agent != event.Auditor {
+			t.Errorf("format problem marked %q", fp.Agent)
+		}
+	}
+	// The count of consecutive failures starts again after a success.
+	if c.Reject(garbage, formatErr) || c.Reject(garbage, formatErr) {
+		t.Error("the failure count was not reset by the success")
+	}
+	if !c.Reject(garbage, formatErr) {
+		t.Error("a third failure in a row does not exhaust MaxRetries 2")
+	}
+}
+
+func TestCutOffReplyIsAFormatError(t *testing.T) {
+	t.Parallel()
+	c, _ := conversation()
+	_, err := c.Parse(llm.Reply{Content: template("a"), FinishReason: "length"})
+	var fe *parser.FormatError
+	if !errors.As(err, &fe) || !strings.Contains(fe.Message, "cut off") {
+		t.Errorf("err %v", err)
+	}
+}
+
+func TestActStopsAtTheFirstFailureAndAfterDone(t *testing.T) {
+	t.Parallel()
+	c, rec := conversation()
+	resp, err := c.Parse(llm.Reply{Content: template("a", "fail here", "never"), FinishReason: "stop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	results, done := c.Act(context.Background(), resp)
+	if done || len(results) != 2 || results[1].OK {
+		t.Errorf("results %+v done %v", results, done)
+	}
+	var inputs []string
+	for _, e := range rec.events {
+		if f, ok := e.(event.ToolFinished); ok {
+			if f.Agent != event.Auditor {
+				t.Errorf("tool event marked %q", f.Agent)
+			}
+			inputs = append(inputs, f.Input)
+		}
+	}
+	if strings.Join(inputs, "|") != "a|fail here" {
+		t.Errorf("tool_result inputs %q", inputs)
+	}
+	resp, _ = c.Parse(llm.Reply{Content: "# Agent Response\n\n## Thoughts\nx\n\n## Tool Choice\nDONE\n\n## Tool Input\nfinished\n\n## Tool Choice\nECHO\n\n## Tool Input\nafter\n", FinishReason: "stop"})
+	if results, done := c.Act(context.Background(), resp); !done || len(results) != 1 {
+		t.Errorf("DONE: results %+v done %v", results, done)
+	}
+}
