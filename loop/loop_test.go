@@ -401,6 +401,20 @@ func TestAuditPassCompletes(t *testing.T) {
 	}
 }
 
+func TestAuditTokensCountInTheSession(t *testing.T) {
+	t.Parallel()
+	f := newFixture(template("DONE", "did it"))
+	withAuditor(f, audit.Result{Verdict: audit.Pass, Feedback: "Overall: PASS", Steps: 1, Tokens: 500})
+	before := f.sess.TotalTokens
+	if o := f.run(t); o.Stop != Done {
+		t.Fatalf("outcome %+v", o)
+	}
+	worker := f.sess.TotalTokens - before - 500
+	if worker <= 0 {
+		t.Errorf("total %d: the audit's 500 tokens and the worker's are not both counted", f.sess.TotalTokens)
+	}
+}
+
 func TestAuditFailFeedbackGoesToTheWorker(t *testing.T) {
 	t.Parallel()
 	f := newFixture(template("DONE", "first"), template("ECHO", "fix"), template("DONE", "second"))
