@@ -100,7 +100,7 @@ func (d *devCmd) configEdit(*cli.Context) error {
 	}
 	// Load creates the file with defaults; a broken file is still opened so
 	// the user can fix it.
-	if _, _, err := config.Load(dir, config.Env(d.env)); err != nil {
+	if _, _, err := config.Load(dir, config.Env(d.env), config.Flags{}); err != nil {
 		fmt.Fprintln(d.streams.Err, "dev: "+err.Error())
 	}
 	path := config.Path(dir)
@@ -133,5 +133,29 @@ func (d *devCmd) configEdit(*cli.Context) error {
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("running the editor (%s): %w; the file is %s", strings.Join(cmd.Args, " "), err, path)
 	}
+	return nil
+}
+
+// profiles lists the model profiles, the active one marked with a star.
+func (d *devCmd) profiles(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usagef("dev profiles takes no arguments (got %q)", c.Args().First())
+	}
+	dir, err := config.Dir(config.Env(d.env))
+	if err != nil {
+		return err
+	}
+	cfg, _, warnings, err := config.Read(dir, config.Env(d.env), config.Flags{Profile: c.String("profile")})
+	if err != nil {
+		return err
+	}
+	for _, w := range warnings {
+		fmt.Fprintln(d.streams.Err, "dev: warning: "+w)
+	}
+	if len(cfg.Profiles) == 0 {
+		fmt.Fprintf(d.streams.Err, "no profiles in %s; add them under \"profiles\" (see the README's Profiles section)\n", config.Path(dir))
+		return nil
+	}
+	ui.Profiles(d.streams.Out, cfg.Profiles, cfg.Profile)
 	return nil
 }

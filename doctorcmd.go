@@ -23,6 +23,7 @@ func (d *devCmd) doctorCommand() *cli.Command {
 			"Exits 0 when no check failed, 1 otherwise. Writes nothing.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "check `MODEL` instead of the configured one"},
+			&cli.StringFlag{Name: "profile", Usage: "check the model profile `NAME`"},
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
 		},
 		Action: d.doctor,
@@ -37,10 +38,7 @@ func (d *devCmd) doctor(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("finding the config directory: %w", err)
 	}
-	cfg, found, warnings, err := config.Read(dir, config.Env(d.env))
-	if m := c.String("model"); m != "" {
-		cfg.Model = m
-	}
+	cfg, found, warnings, err := config.Read(dir, config.Env(d.env), config.Flags{Profile: c.String("profile"), Model: c.String("model")})
 	dc := doctor.Config{
 		APIURL: cfg.APIURL, APIKey: cfg.APIKey, Model: cfg.Model,
 		MaxContextTokens: cfg.MaxContextTokens, Temperature: cfg.Temperature, MaxTokens: cfg.MaxTokens,

@@ -134,6 +134,7 @@ dev sessions list            sessions, newest first
 dev sessions show <uuid>     a readable transcript of a session
 dev config                   open config.json in $VISUAL / $EDITOR
 dev config path              print the config file's path
+dev profiles                 the model profiles of config.json, the active one marked
 dev doctor [--json]          check the model server and say what to change`,
 		Description: "With -p, stdout carries only the final answer (or, with --json, one JSON\n" +
 			"object per event and line); progress, warnings and errors go to stderr.\n\n" + exitCodesHelp,
@@ -151,6 +152,7 @@ dev doctor [--json]          check the model server and say what to change`,
 			&cli.BoolFlag{Name: "resume", Usage: "continue the last session used in this directory"},
 			&cli.StringFlag{Name: "session", Usage: "continue (or create with this id) the session `UUID`"},
 			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "use `MODEL` (overrides config and DEV_MODEL)"},
+			&cli.StringFlag{Name: "profile", Usage: "use the model profile `NAME` of config.json (overrides DEV_PROFILE)"},
 			&cli.StringFlag{Name: "cwd", Aliases: []string{"C"}, Usage: "work in `DIR` instead of the current directory"},
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "show full tool outputs and reasoning"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "one line per tool"},
@@ -179,6 +181,12 @@ dev doctor [--json]          check the model server and say what to change`,
 				},
 			},
 			d.doctorCommand(),
+			{
+				Name:   "profiles",
+				Usage:  "list the model profiles of config.json, the active one marked",
+				Action: d.profiles,
+				Flags:  []cli.Flag{&cli.StringFlag{Name: "profile", Usage: "mark `NAME` as active (as dev --profile would)"}},
+			},
 		},
 	}
 }
@@ -206,12 +214,9 @@ func (d *devCmd) root(c *cli.Context) error {
 	if !automated && c.Bool("json") {
 		return usagef("--json needs -p: it describes an automated run")
 	}
-	cfgDir, cfg, err := d.loadConfig()
+	cfgDir, cfg, err := d.loadConfig(config.Flags{Profile: c.String("profile"), Model: c.String("model")})
 	if err != nil {
 		return err
-	}
-	if m := c.String("model"); m != "" {
-		cfg.Model = m
 	}
 	cwd, err := workingDir(c.String("cwd"))
 	if err != nil {
@@ -260,14 +265,14 @@ func (d *devCmd) root(c *cli.Context) error {
 	return nil
 }
 
-// loadConfig reads config.json (creating it with defaults when missing)
-// and the environment; its warnings go to stderr.
-func (d *devCmd) loadConfig() (dir string, cfg config.Config, err error) {
+// loadConfig reads config.json (creating it with defaults when missing),
+// the environment and the flags; its warnings go to stderr.
+func (d *devCmd) loadConfig(flags config.Flags) (dir string, cfg config.Config, err error) {
 	dir, err = config.Dir(config.Env(d.env))
 	if err != nil {
 		return "", cfg, fmt.Errorf("finding the config directory: %w", err)
 	}
-	cfg, warnings, err := config.Load(dir, config.Env(d.env))
+	cfg, warnings, err := config.Load(dir, config.Env(d.env), flags)
 	if err != nil {
 		return "", cfg, err
 	}

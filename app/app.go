@@ -156,7 +156,7 @@ func (a *App) openSession() (sess *sessions.Session, resumed bool, err error) {
 			if a.opts.DirGiven || sess.WorkingDirectory == "" {
 				sess.WorkingDirectory = a.opts.Dir
 			}
-			sess.Model = a.cfg.Model
+			sess.Model, sess.Profile = a.cfg.Model, a.cfg.Profile
 			return sess, true, nil
 		case errors.Is(err, sessions.ErrNotFound) && a.opts.SessionID != "":
 			// --session names a new session: automation tools pick the id.
@@ -165,6 +165,9 @@ func (a *App) openSession() (sess *sessions.Session, resumed bool, err error) {
 		}
 	}
 	sess, err = a.store.New(id, a.opts.Dir, a.opts.Prompt, a.cfg.Model)
+	if err == nil {
+		sess.Profile = a.cfg.Profile
+	}
 	return sess, false, err
 }
 
@@ -206,11 +209,14 @@ func (a *App) wire() {
 		Ask:            a.opts.Ask,
 		Background:     a.bg,
 	}
+	thinking := thinkingOf(cfg.Thinking)
 	compactor := &compress.Summarizer{
 		Model:       model, // transient failures are retried like the worker's
 		ModelName:   orModel(cfg.CompressModel, cfg.Model),
 		Temperature: cfg.Temperature,
 		MaxTokens:   cfg.MaxTokens,
+		Thinking:    thinking,
+		ExtraBody:   cfg.ExtraBody,
 	}
 	registry := tools.Worker()
 	a.loop = &loop.Loop{
@@ -225,6 +231,8 @@ func (a *App) wire() {
 			Model:             cfg.Model,
 			Temperature:       cfg.Temperature,
 			MaxTokens:         cfg.MaxTokens,
+			Thinking:          thinking,
+			ExtraBody:         cfg.ExtraBody,
 			SystemPrompt:      a.systemPrompt(registry),
 			MaxLoops:          cfg.MaxLoops,
 			MaxRetries:        retries,
@@ -239,6 +247,8 @@ func (a *App) wire() {
 			ModelName:   orModel(cfg.AuditModel, cfg.Model),
 			Temperature: cfg.Temperature,
 			MaxTokens:   cfg.MaxTokens,
+			Thinking:    thinking,
+			ExtraBody:   cfg.ExtraBody,
 			// The auditor's commands run where the worker's do, but never
 			// ask and never go to the background.
 			Env:               &tools.Env{Dir: env.Dir, CommandTimeout: env.CommandTimeout, OutputDir: env.OutputDir},
@@ -250,6 +260,14 @@ func (a *App) wire() {
 			CompressThreshold: cfg.CompressThreshold,
 		}
 	}
+}
+
+// thinkingOf is config's thinking level as llm asks for it.
+func thinkingOf(level string) llm.Thinking {
+	if level == config.ThinkingAuto {
+		return llm.ThinkingAuto
+	}
+	return llm.Thinking(level)
 }
 
 func orModel(specific, model string) string {
@@ -335,6 +353,7 @@ func (a *App) NewSession() error {
 	if err != nil {
 		return err
 	}
+	sess.Profile = a.cfg.Profile
 	if err := a.adopt(sess); err != nil {
 		return err
 	}

@@ -130,11 +130,11 @@ func TestExitCodes(t *testing.T) {
 		loopForever = append(loopForever, reply("LIST_DIRECTORY", strings.Repeat(".", 1)+"/"+strings.Repeat("x", i)))
 	}
 	tests := []struct {
-		name   string
-		script []llmtest.Response
-		setup  func(*world)
-		cancel bool
-		code   int
+		name    string
+		script  []llmtest.Response
+		setup   func(*world)
+		cancel  bool
+		code    int
 		failure string
 	}{
 		{name: "done", script: []llmtest.Response{reply("DONE", "ok")}, code: ExitOK},

@@ -53,6 +53,7 @@ func (a *App) Run(ctx context.Context, request string) Result {
 		Tokens:       a.sess.TotalTokens,
 		FormatErrors: o.FormatErrors,
 		Audits:       o.Audits,
+		EarlyStops:   o.EarlyStops,
 	})
 	return res
 }

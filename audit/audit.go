@@ -57,6 +57,8 @@ type Auditor struct {
 	ModelName   string
 	Temperature *float64
 	MaxTokens   *int
+	Thinking    llm.Thinking
+	ExtraBody   map[string]any
 	// Env is where allowed commands run: the worker's directory, command
 	// timeout and session directory. It must not offer background
 	// processes or questions.
@@ -89,7 +91,7 @@ func (a *Auditor) Audit(ctx context.Context, in Input) (result Result, err error
 	conv := &step.Conversation{
 		Agent:             event.Auditor,
 		Model:             a.Model,
-		Params:            step.Params{Model: a.ModelName, Temperature: a.Temperature, MaxTokens: a.MaxTokens},
+		Params:            step.Params{Model: a.ModelName, Temperature: a.Temperature, MaxTokens: a.MaxTokens, Thinking: a.Thinking, Extra: a.ExtraBody},
 		System:            prompts.Audit{Dir: a.Env.Dir, Tools: promptTools(registry)}.Render(),
 		Tools:             registry,
 		Env:               a.Env,

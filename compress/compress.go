@@ -55,6 +55,8 @@ type Summarizer struct {
 	ModelName   string // compressModel (default: the worker's model)
 	Temperature *float64
 	MaxTokens   *int // the user's maxTokens: sent when set, and kept free in the window
+	Thinking    llm.Thinking
+	ExtraBody   map[string]any // merged into the request body
 }
 
 // Sizing of the summarisation request, in tokens of the window.
@@ -106,6 +108,8 @@ func (s *Summarizer) Compact(ctx context.Context, c Conversation) (Result, error
 			Messages:    []llm.Message{{Role: llm.RoleUser, Content: prompts.Summarize(text)}},
 			Temperature: s.Temperature,
 			MaxTokens:   s.MaxTokens,
+			Thinking:    s.Thinking,
+			Extra:       s.ExtraBody,
 		}, nil)
 		var e *llm.Error
 		if errors.As(err, &e) && e.Kind == llm.KindOverflow && !e.MaxTokensCause {

@@ -22,7 +22,51 @@ type Config struct {
 	SessionRetentionDays int      `json:"sessionRetentionDays"`
 	Temperature          *float64 `json:"temperature,omitempty"`
 	MaxTokens            *int     `json:"maxTokens,omitempty"`
+	// Thinking is how much a reasoning model should think: auto (send
+	// nothing), off, low, medium or high, sent in the server's dialect.
+	Thinking string `json:"thinking"`
+	// ExtraBody is merged into every chat request (server knobs).
+	ExtraBody map[string]any `json:"extraBody"`
+	// Profiles name sets of model settings; Profile is the active one
+	// (after DEV_PROFILE and --profile), "" for none.
+	Profiles map[string]Profile `json:"profiles"`
+	Profile  string             `json:"profile"`
 }
+
+// Profile is a named set of model settings laid over the file's top level
+// when it is active. Nil fields leave the top level's value.
+type Profile struct {
+	APIURL           *string        `json:"apiUrl,omitempty"`
+	APIKey           *string        `json:"apiKey,omitempty"`
+	Model            *string        `json:"model,omitempty"`
+	AuditModel       *string        `json:"auditModel,omitempty"`
+	CompressModel    *string        `json:"compressModel,omitempty"`
+	MaxContextTokens *int           `json:"maxContextTokens,omitempty"`
+	Temperature      *float64       `json:"temperature,omitempty"`
+	MaxTokens        *int           `json:"maxTokens,omitempty"`
+	Thinking         *string        `json:"thinking,omitempty"`
+	ExtraBody        map[string]any `json:"extraBody,omitempty"`
+}
+
+// Flags are the command line's settings, which win over the environment
+// and the file.
+type Flags struct {
+	Profile string // --profile
+	Model   string // --model
+}
+
+// Thinking levels (config thinking).
+const (
+	ThinkingAuto   = "auto"
+	ThinkingOff    = "off"
+	ThinkingLow    = "low"
+	ThinkingMedium = "medium"
+	ThinkingHigh   = "high"
+)
+
+// ownedBodyKeys are the chat request's keys dev writes itself, which
+// extraBody may not set.
+const ownedBodyKeys = "model, messages, stream, stream_options"
 
 // Error is an unusable configuration: the file (or variable), and where.
 type Error struct {

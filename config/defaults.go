@@ -19,6 +19,10 @@ func Default() Config {
 		MaxAuditFailures:     5,
 		AuditCommands:        DefaultAuditCommands(),
 		SessionRetentionDays: 30,
+		Thinking:             ThinkingAuto,
+		ExtraBody:            map[string]any{},
+		Profiles:             map[string]Profile{},
+		Profile:              "",
 	}
 }
 

@@ -14,12 +14,13 @@ import (
 )
 
 // Load reads dir/config.json, creating it with defaults (mode 0600, and the
-// directory) when missing, applies the environment overrides (DEV_API_URL,
-// DEV_API_KEY, DEV_MODEL) and validates. Warnings name unknown keys.
+// directory) when missing, lays the active profile over it, applies the
+// environment overrides (DEV_API_URL, DEV_API_KEY, DEV_MODEL, DEV_PROFILE)
+// and the command line's flags, and validates. Warnings name unknown keys.
 // An unusable file is an *Error.
 //
 // An existing file is never written: dev only reads what the user owns.
-func Load(dir string, env Env) (cfg Config, warnings []string, err error) {
+func Load(dir string, env Env, flags Flags) (cfg Config, warnings []string, err error) {
 	if env == nil {
 		env = os.Getenv
 	}
@@ -34,13 +35,13 @@ func Load(dir string, env Env) (cfg Config, warnings []string, err error) {
 	if err != nil {
 		return Config{}, nil, ioError(path, "cannot read the configuration", err)
 	}
-	return finish(path, data, env)
+	return finish(path, data, env, flags)
 }
 
 // Read is Load for commands that must not write anything: a missing file
 // gives the defaults, with the environment overrides applied and validated,
 // and found false. Nothing is created.
-func Read(dir string, env Env) (cfg Config, found bool, warnings []string, err error) {
+func Read(dir string, env Env, flags Flags) (cfg Config, found bool, warnings []string, err error) {
 	if env == nil {
 		env = os.Getenv
 	}
@@ -51,26 +52,41 @@ func Read(dir string, env Env) (cfg Config, found bool, warnings []string, err e
 		if err != nil {
 			return Config{}, false, nil, err
 		}
-		cfg, warnings, err = finish(path, data, env)
+		cfg, warnings, err = finish(path, data, env, flags)
 		return cfg, false, warnings, err
 	}
 	if err != nil {
 		return Config{}, false, nil, ioError(path, "cannot read the configuration", err)
 	}
-	cfg, warnings, err = finish(path, data, env)
+	cfg, warnings, err = finish(path, data, env, flags)
 	return cfg, true, warnings, err
 }
 
-// finish parses the file's data, applies the environment and validates.
-func finish(path string, data []byte, env Env) (Config, []string, error) {
+// finish parses the file's data, lays the active profile over it, applies
+// the environment and the flags, and validates.
+func finish(path string, data []byte, env Env, flags Flags) (Config, []string, error) {
 	f, err := parse(path, data)
 	if err != nil {
 		return Config{}, nil, err
 	}
+	if key, reason := validateProfiles(f.cfg.Profiles); key != "" {
+		return Config{}, nil, &Error{Path: path, Key: key, Reason: reason}
+	}
+	fromProfile, err := applyProfile(&f.cfg, path, env, flags)
+	if err != nil {
+		return Config{}, nil, err
+	}
 	sources := applyEnv(&f.cfg, env)
+	if flags.Model != "" {
+		f.cfg.Model = flags.Model
+		sources["model"] = "--model"
+	}
 	if key, reason := validate(&f.cfg); key != "" {
 		if name, ok := sources[key]; ok {
 			return Config{}, nil, &Error{Path: name, Reason: reason}
+		}
+		if _, ok := fromProfile[key]; ok {
+			return Config{}, nil, &Error{Path: path, Key: "profiles." + f.cfg.Profile + "." + key, Reason: reason}
 		}
 		e := &Error{Path: path, Key: key, Reason: reason}
 		if off, ok := f.offsets[key]; ok {
@@ -202,6 +218,16 @@ func parse(path string, data []byte) (*file, error) {
 			return nil, syntaxError(path, data, err)
 		}
 		off := int(dec.InputOffset()) - len(raw)
+		if key == "profiles" {
+			profiles, warnings, err := parseProfiles(path, data, off, raw)
+			if err != nil {
+				return nil, err
+			}
+			f.cfg.Profiles = profiles
+			f.warnings = append(f.warnings, warnings...)
+			f.offsets[key] = off
+			continue
+		}
 		i, known := fields[key]
 		if !known {
 			f.warnings = append(f.warnings, unknownKey(path, key))
@@ -275,6 +301,8 @@ func describeType(t reflect.Type) string {
 		return "a number"
 	case reflect.Slice:
 		return "an array of strings"
+	case reflect.Map:
+		return "an object"
 	}
 	return t.String()
 }
@@ -358,6 +386,12 @@ func validate(c *Config) (key, reason string) {
 		return "temperature", fmt.Sprintf("must be between 0 and 2, got %v", *c.Temperature)
 	case c.MaxTokens != nil && *c.MaxTokens <= 0:
 		return "maxTokens", fmt.Sprintf("must be greater than 0, got %d", *c.MaxTokens)
+	}
+	if !validThinking(c.Thinking) {
+		return "thinking", thinkingReason(c.Thinking)
+	}
+	if key := ownedKey(c.ExtraBody); key != "" {
+		return "extraBody", ownedReason(key)
 	}
 	for i, cmd := range c.AuditCommands {
 		// An empty prefix would allow every command in the audit.

@@ -34,7 +34,7 @@ func writeConfig(t *testing.T, content string) string {
 func TestLoadCreatesDefaultFile(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "home", "dev-agent")
-	cfg, warnings, err := Load(dir, noEnv)
+	cfg, warnings, err := Load(dir, noEnv, Flags{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestLoadConcurrentCreationNeverFails(t *testing.T) {
 	errs := make([]error, n)
 	for i := range n {
 		wg.Go(func() {
-			_, _, errs[i] = Load(dir, noEnv)
+			_, _, errs[i] = Load(dir, noEnv, Flags{})
 		})
 	}
 	wg.Wait()
@@ -158,7 +158,7 @@ func TestLoadNeverRewritesAnExistingFile(t *testing.T) {
 	}
 	env := envMap(map[string]string{"DEV_MODEL": "other", "DEV_API_KEY": "sk-1"})
 	for range 2 {
-		if _, _, err := Load(dir, env); err != nil {
+		if _, _, err := Load(dir, env, Flags{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -208,7 +208,7 @@ func TestLoadMergesWithDefaults(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			cfg, _, err := Load(writeConfig(t, tt.content), noEnv)
+			cfg, _, err := Load(writeConfig(t, tt.content), noEnv, Flags{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -234,7 +234,7 @@ func mustDefaultFile(t *testing.T) []byte {
 func loadError(t *testing.T, content string, env Env) (*Error, string) {
 	t.Helper()
 	dir := writeConfig(t, content)
-	_, _, err := Load(dir, env)
+	_, _, err := Load(dir, env, Flags{})
 	var ce *Error
 	if !errors.As(err, &ce) {
 		t.Fatalf("Load error = %v (%T), want *Error", err, err)
@@ -356,7 +356,7 @@ func TestLoadValidation(t *testing.T) {
 func TestLoadWarnsAboutUnknownKeys(t *testing.T) {
 	t.Parallel()
 	dir := writeConfig(t, `{"modle": "x", "maxLoop": 3, "APIURL": "http://h/v1", "colour": true, "maxTokens": 9, "maxTokens": 8}`)
-	cfg, warnings, err := Load(dir, noEnv)
+	cfg, warnings, err := Load(dir, noEnv, Flags{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -418,7 +418,7 @@ func TestLoadEnvironmentOverrides(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			cfg, _, err := Load(writeConfig(t, file), envMap(tt.env))
+			cfg, _, err := Load(writeConfig(t, file), envMap(tt.env), Flags{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -443,7 +443,7 @@ func TestLoadEnvironmentErrors(t *testing.T) {
 	// The environment repairs what it overrides: a bad file value that the
 	// environment replaces is not an error.
 	cfg, _, err := Load(writeConfig(t, `{"apiUrl": "nonsense", "model": ""}`),
-		envMap(map[string]string{"DEV_API_URL": "http://h:1/v1", "DEV_MODEL": "m"}))
+		envMap(map[string]string{"DEV_API_URL": "http://h:1/v1", "DEV_MODEL": "m"}), Flags{})
 	if err != nil || cfg.APIURL != "http://h:1/v1" || cfg.Model != "m" {
 		t.Errorf("Load = %q, %q, %v", cfg.APIURL, cfg.Model, err)
 	}
@@ -456,7 +456,7 @@ func TestLoadUnreadableFile(t *testing.T) {
 	if err := os.Mkdir(Path(dir), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err := Load(dir, noEnv)
+	_, _, err := Load(dir, noEnv, Flags{})
 	var ce *Error
 	if !errors.As(err, &ce) || ce.Path != Path(dir) || ce.Err == nil || !strings.HasPrefix(ce.Reason, "cannot read the configuration: ") {
 		t.Fatalf("Load error = %#v", err)
@@ -473,7 +473,7 @@ func TestLoadCannotCreateDirectory(t *testing.T) {
 	if err := os.WriteFile(blocker, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err := Load(filepath.Join(blocker, "dev-agent"), noEnv)
+	_, _, err := Load(filepath.Join(blocker, "dev-agent"), noEnv, Flags{})
 	var ce *Error
 	if !errors.As(err, &ce) || ce.Err == nil {
 		t.Fatalf("Load error = %#v, want *Error with the cause", err)
@@ -484,7 +484,7 @@ func TestReadCreatesNothing(t *testing.T) {
 	t.Parallel()
 	parent := t.TempDir()
 	dir := filepath.Join(parent, "dev-agent")
-	cfg, found, warnings, err := Read(dir, envMap(map[string]string{"DEV_MODEL": "qwen3"}))
+	cfg, found, warnings, err := Read(dir, envMap(map[string]string{"DEV_MODEL": "qwen3"}), Flags{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -506,7 +506,7 @@ func TestReadExistingFile(t *testing.T) {
 	t.Parallel()
 	dir := writeConfig(t, `{"model": "m", "maxContextTokens": 8192, "modle": "x"}`)
 	before, _ := os.ReadFile(Path(dir))
-	cfg, found, warnings, err := Read(dir, noEnv)
+	cfg, found, warnings, err := Read(dir, noEnv, Flags{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -520,7 +520,7 @@ func TestReadExistingFile(t *testing.T) {
 
 	bad := writeConfig(t, `{"maxLoops": "many"}`)
 	var e *Error
-	if _, found, _, err := Read(bad, noEnv); !errors.As(err, &e) || e.Key != "maxLoops" || !found {
+	if _, found, _, err := Read(bad, noEnv, Flags{}); !errors.As(err, &e) || e.Key != "maxLoops" || !found {
 		t.Errorf("Read of an invalid file = found %v, %v; want found and an *Error naming maxLoops", found, err)
 	}
 }

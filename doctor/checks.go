@@ -119,15 +119,8 @@ func (d *doctor) serverName() string {
 	if d.server.Kind != llm.ServerUnknown {
 		return string(d.server.Kind)
 	}
-	host := ""
-	if u := d.cfg.APIURL; u != "" {
-		host = strings.ToLower(u)
-	}
-	switch {
-	case strings.Contains(host, "://api.openai.com"):
-		return "OpenAI"
-	case strings.Contains(host, "://openrouter.ai"):
-		return "OpenRouter"
+	if name := llm.Hosted(d.cfg.APIURL); name != "" {
+		return name
 	}
 	return "generic"
 }

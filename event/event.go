@@ -180,6 +180,7 @@ type Finished struct {
 	Tokens       int
 	FormatErrors int
 	Audits       int
+	EarlyStops   int
 }
 
 // BackgroundStarted: a command outlived its timeout and goes on in the

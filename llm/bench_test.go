@@ -38,7 +38,7 @@ func longHistory(size int) Request {
 func BenchmarkRequestBody(b *testing.B) {
 	req := longHistory(200 << 10)
 	var before bodyEncoder
-	if _, err := before.encode(chatRequest(Request{Model: req.Model, Messages: req.Messages[:len(req.Messages)-2]}, true)); err != nil {
+	if _, err := before.encode(chatRequest(Request{Model: req.Model, Messages: req.Messages[:len(req.Messages)-2]}, true, nil)); err != nil {
 		b.Fatal(err)
 	}
 	for _, bc := range []struct {
@@ -55,14 +55,14 @@ func BenchmarkRequestBody(b *testing.B) {
 		{"go-openai", goOpenAIBody},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			body, err := bc.encode(chatRequest(req, true))
+			body, err := bc.encode(chatRequest(req, true, nil))
 			if err != nil {
 				b.Fatal(err)
 			}
 			b.SetBytes(int64(len(body)))
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := bc.encode(chatRequest(req, true)); err != nil {
+				if _, err := bc.encode(chatRequest(req, true, nil)); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -91,12 +91,12 @@ func TestRequestBodyIsGoOpenAIs(t *testing.T) {
 	}
 	for name, req := range requests {
 		for _, usage := range []bool{true, false} {
-			params, msgs := chatRequest(req, usage)
+			params, msgs := chatRequest(req, usage, nil)
 			checkBody(t, new(bodyEncoder), fmt.Sprintf("%s, usage %v", name, usage), params, msgs)
 		}
 	}
 	// A parameter the encoder does not know is not lost: go-openai encodes it.
-	params, msgs := chatRequest(requests["plain"], true)
+	params, msgs := chatRequest(requests["plain"], true, nil)
 	params.TopP = 0.9
 	body, err := new(bodyEncoder).encode(params, msgs)
 	if err != nil || !bytes.Contains(body, []byte(`"top_p":0.9`)) {
@@ -112,7 +112,7 @@ func TestRequestBodyAcrossRequests(t *testing.T) {
 	long := longHistory(16 << 10).Messages
 	step := func(name, model string, msgs []Message, usage bool) {
 		t.Helper()
-		params, normalised := chatRequest(Request{Model: model, Messages: msgs}, usage)
+		params, normalised := chatRequest(Request{Model: model, Messages: msgs}, usage, nil)
 		checkBody(t, &e, name, params, normalised)
 	}
 	for n := 1; n <= len(long); n++ {

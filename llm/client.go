@@ -210,8 +210,12 @@ func rejectsStreamOptions(err error) bool {
 func (c *Client) streamOnce(ctx context.Context, req Request, withUsage bool, onDelta func(Delta)) (Reply, error) {
 	cl := c.newCall(ctx, "/chat/completions", true)
 	defer cl.close()
-	params, msgs := chatRequest(req, withUsage)
+	extra := c.extraFields(req)
+	params, msgs := chatRequest(req, withUsage, extra)
 	body, err := c.bodies.encode(params, msgs)
+	if err == nil {
+		body, err = withFields(body, extra)
+	}
 	if err != nil {
 		return Reply{}, &Error{Kind: KindBadRequest, Message: "encoding the request: " + err.Error(), URL: cl.url, Err: err}
 	}
@@ -225,8 +229,17 @@ func (c *Client) streamOnce(ctx context.Context, req Request, withUsage bool, on
 	defer stream.Close()
 
 	acc := replyBuilder{onDelta: onDelta}
+	stopped := false
+	if req.Stop != nil {
+		acc.onDelta = func(d Delta) {
+			if onDelta != nil {
+				onDelta(d)
+			}
+			stopped = stopped || req.Stop(d)
+		}
+	}
 	d := cl.doer
-	for {
+	for !stopped {
 		raw, err := stream.RecvRaw()
 		if errors.Is(err, io.EOF) {
 			break
@@ -237,6 +250,13 @@ func (c *Client) streamOnce(ctx context.Context, req Request, withUsage bool, on
 		if e := cl.take(&acc, raw); e != nil {
 			return Reply{}, e
 		}
+	}
+	if stopped {
+		// The deferred closes end the request: the server sees the
+		// connection go and stops generating.
+		reply := acc.reply()
+		reply.Stopped = true
+		return reply, nil
 	}
 	if payload := d.lines.lastError(); payload != nil {
 		// llama.cpp's `error:` line inside a 200 stream, which go-openai skips.
@@ -283,7 +303,9 @@ func (cl *call) take(acc *replyBuilder, payload []byte) *Error {
 // without the messages, and the normalised messages (the body encoder
 // writes both, see body.go). It never sets tools or tool_choice: dev speaks
 // a markdown protocol, and servers without tool support reject them.
-func chatRequest(req Request, withUsage bool) (params openai.ChatCompletionRequest, msgs []Message) {
+//
+// Keys of extra (see extraFields) that dev also sets are left to extra.
+func chatRequest(req Request, withUsage bool, extra map[string]any) (params openai.ChatCompletionRequest, msgs []Message) {
 	out := openai.ChatCompletionRequest{
 		Model:  req.Model,
 		Stream: true,
@@ -291,7 +313,9 @@ func chatRequest(req Request, withUsage bool) (params openai.ChatCompletionReque
 	if withUsage {
 		out.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
 	}
-	if req.Temperature != nil {
+	_, extraTemperature := extra["temperature"]
+	_, extraMaxTokens := extra["max_tokens"]
+	if req.Temperature != nil && !extraTemperature {
 		t := float32(*req.Temperature)
 		if t == 0 {
 			// go-openai's Temperature is a float32 with omitempty, so an
@@ -302,7 +326,7 @@ func chatRequest(req Request, withUsage bool) (params openai.ChatCompletionReque
 		}
 		out.Temperature = t
 	}
-	if req.MaxTokens != nil {
+	if req.MaxTokens != nil && !extraMaxTokens {
 		// max_tokens, deprecated by OpenAI for max_completion_tokens, is the
 		// field llama.cpp, vLLM, Ollama and LM Studio read; OpenAI still
 		// accepts it for chat models.

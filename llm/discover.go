@@ -28,6 +28,9 @@ const (
 	ServerLlamaCpp ServerKind = "llama.cpp"
 	ServerOllama   ServerKind = "Ollama"
 	ServerLMStudio ServerKind = "LM Studio"
+	// ServerOpenRouter is recognised by its model list (pricing and
+	// top_provider per model), wherever it is reached from.
+	ServerOpenRouter ServerKind = "OpenRouter"
 )
 
 // ServerInfo is what Discover learned about a server and a model.
@@ -175,6 +178,9 @@ func (c *Client) probeModels(ctx context.Context, url, model string) probeResult
 			OwnedBy       string     `json:"owned_by"`
 			MaxModelLen   lenientInt `json:"max_model_len"`
 			ContextLength lenientInt `json:"context_length"`
+			// OpenRouter's own fields.
+			Pricing     json.RawMessage `json:"pricing"`
+			TopProvider json.RawMessage `json:"top_provider"`
 		} `json:"data"`
 	}
 	if !c.getJSON(ctx, url, &list) {
@@ -189,6 +195,8 @@ func (c *Client) probeModels(ctx context.Context, url, model string) probeResult
 		switch {
 		case m.MaxModelLen > 0:
 			return probeResult{kind: ServerVLLM, window: int(m.MaxModelLen), source: "GET /v1/models max_model_len"}
+		case m.ID == model && len(m.Pricing) > 0 && len(m.TopProvider) > 0:
+			return probeResult{kind: ServerOpenRouter, window: int(m.ContextLength), source: "GET /v1/models context_length"}
 		case m.ContextLength > 0 && m.ID == model:
 			return probeResult{window: int(m.ContextLength), source: "GET /v1/models context_length", generic: true}
 		case m.OwnedBy == "vllm":

@@ -36,6 +36,20 @@ type Request struct {
 	Messages    []Message
 	Temperature *float64
 	MaxTokens   *int
+	// Thinking asks a reasoning model to think so much, in the dialect of
+	// the server (see thinking.go); ThinkingAuto sends nothing.
+	Thinking Thinking
+	// LessThinking asks for less thinking than Thinking, for one retry of
+	// a reply that was all reasoning.
+	LessThinking bool
+	// Extra is merged into the request body: server knobs (top_k, min_p,
+	// …). Its keys win over dev's optional ones; model, messages, stream
+	// and stream_options are dev's (config refuses them).
+	Extra map[string]any
+	// Stop, when set, sees every piece of the reply as it arrives; true
+	// closes the request there (the server stops generating) and Stream
+	// returns what came so far, Reply.Stopped set.
+	Stop func(Delta) bool
 }
 
 // Delta is a piece of a streamed reply, passed to the caller as it arrives.
@@ -56,6 +70,8 @@ type Reply struct {
 	ReasoningField string
 	FinishReason   string // "stop", "length", ... ("" when the server sent none)
 	Usage          *Usage // nil when the server sent none, or only zeros
+	// Stopped: Request.Stop closed the request before the server finished.
+	Stopped bool
 }
 
 // Config configures a Client.

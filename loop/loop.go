@@ -36,6 +36,8 @@ type Config struct {
 	Model        string
 	Temperature  *float64
 	MaxTokens    *int
+	Thinking     llm.Thinking
+	ExtraBody    map[string]any // merged into every request body
 	SystemPrompt string
 	MaxLoops     int // replies per Run
 	MaxRetries   int // consecutive unparseable replies before the run fails
@@ -96,6 +98,7 @@ type Outcome struct {
 	Loops        int
 	FormatErrors int
 	Audits       int
+	EarlyStops   int // replies closed because the model began inventing a tool's result
 }
 
 // run is the state of one Run.
@@ -126,7 +129,7 @@ func (l *Loop) Run(ctx context.Context, sess *sessions.Session, request string) 
 	r.conv = &step.Conversation{
 		Agent:             event.Worker,
 		Model:             l.Model,
-		Params:            step.Params{Model: l.Config.Model, Temperature: l.Temperature, MaxTokens: l.MaxTokens},
+		Params:            step.Params{Model: l.Config.Model, Temperature: l.Temperature, MaxTokens: l.MaxTokens, Thinking: l.Thinking, Extra: l.ExtraBody},
 		System:            l.SystemPrompt,
 		Tools:             l.Tools,
 		Env:               l.Env,
@@ -251,7 +254,7 @@ func (r *run) save() error {
 // finish records the outcome in the session and saves it one last time.
 func (r *run) finish(o Outcome) Outcome {
 	o.Loops, o.Audits = r.out.Loops, r.out.Audits
-	o.FormatErrors = r.conv.FormatErrors
+	o.FormatErrors, o.EarlyStops = r.conv.FormatErrors, r.conv.EarlyStops
 	// Failed attempts never outlive the run: a resumed session must not show
 	// the model its own garbage as if it were accepted.
 	r.conv.DropFailed()

@@ -51,4 +51,6 @@ type Session struct {
 	Compressions     []Compression `json:"compressions"`
 	CompressionCount int           `json:"compressionCount"`
 	Audits           []Audit       `json:"audits"`
+	// Profile is the model profile the session last ran with, "" for none.
+	Profile string `json:"profile"`
 }

@@ -162,7 +162,7 @@ func TestSaveFileFormat(t *testing.T) {
 		names = append(names, k)
 	}
 	slices.Sort(names)
-	wantNames := []string{"audits", "compressionCount", "compressions", "createdAt", "history", "id", "model", "originalPrompt", "status", "taskList", "totalTokens", "updatedAt", "workingDirectory"}
+	wantNames := []string{"audits", "compressionCount", "compressions", "createdAt", "history", "id", "model", "originalPrompt", "profile", "status", "taskList", "totalTokens", "updatedAt", "workingDirectory"}
 	if !slices.Equal(names, wantNames) {
 		t.Errorf("fields = %q, want %q", names, wantNames)
 	}

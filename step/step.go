@@ -49,6 +49,8 @@ type Params struct {
 	Model       string
 	Temperature *float64
 	MaxTokens   *int
+	Thinking    llm.Thinking
+	Extra       map[string]any // merged into every request body
 }
 
 // Conversation is one agent's side of a protocol conversation. Its state
@@ -91,6 +93,12 @@ type Conversation struct {
 	// them.
 	formatFailures int
 	FormatErrors   int
+	// EarlyStops counts replies closed because the model began inventing
+	// a tool's result.
+	EarlyStops int
+	// lessThinking: the last reply was all reasoning; the next request
+	// asks for less.
+	lessThinking bool
 	// failedFrom is the history index where unconfirmed failed attempts
 	// start, when hasFailed; they leave once a reply parses.
 	failedFrom int
@@ -109,10 +117,20 @@ func (c *Conversation) Request(ctx context.Context, step int) (llm.Reply, error)
 		c.emit(event.RequestStarted{Agent: c.Agent, Step: step})
 		chunks := 0
 		req := c.request()
+		var watch parser.InventionWatch
+		cut := 0
+		req.Stop = func(d llm.Delta) bool {
+			at, found := watch.Feed(d.Content)
+			cut = at
+			return found
+		}
 		reply, err := c.Model.Stream(ctx, req, func(d llm.Delta) {
 			chunks++
 			c.emit(event.Streaming{Agent: c.Agent, Content: d.Content, Reasoning: d.Reasoning, Chunks: chunks})
 		})
+		if err == nil && reply.Stopped {
+			c.stoppedEarly(&reply, cut)
+		}
 		if err == nil {
 			err = c.silentOverflow(reply)
 		}
@@ -137,7 +155,18 @@ func (c *Conversation) request() llm.Request {
 	msgs := make([]llm.Message, 0, len(c.State.History)+1)
 	msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: c.System})
 	msgs = append(msgs, c.State.History...)
-	return llm.Request{Model: c.Params.Model, Messages: msgs, Temperature: c.Params.Temperature, MaxTokens: c.Params.MaxTokens}
+	less := c.lessThinking
+	c.lessThinking = false // for one request only
+	return llm.Request{Model: c.Params.Model, Messages: msgs, Temperature: c.Params.Temperature, MaxTokens: c.Params.MaxTokens,
+		Thinking: c.Params.Thinking, LessThinking: less, Extra: c.Params.Extra}
+}
+
+// stoppedEarly keeps what came before the invented result: the template
+// whose tools will run. The rest never reaches the history.
+func (c *Conversation) stoppedEarly(reply *llm.Reply, cut int) {
+	reply.Content = reply.Content[:min(cut, len(reply.Content))]
+	c.EarlyStops++
+	c.emit(event.Warning{Message: "the model began writing the tool's result itself; stopped its reply there and ran the tool"})
 }
 
 // countTokens adds a request's tokens to the state: the server's figure, or
@@ -178,9 +207,14 @@ func (c *Conversation) Reject(reply llm.Reply, err error) (exhausted bool) {
 	if !c.hasFailed {
 		c.failedFrom, c.hasFailed = len(c.State.History), true
 	}
-	content, _ := parser.StripThinking(reply.Content)
+	content, thinking := parser.StripThinking(reply.Content)
 	if strings.TrimSpace(content) == "" {
 		content = "(empty reply)"
+		if strings.TrimSpace(reply.Reasoning+thinking) != "" && c.Params.Thinking != llm.ThinkingOff {
+			// All reasoning and no answer: the budget went on thinking.
+			c.lessThinking = true
+			c.emit(event.Warning{Message: "the reply was all reasoning and no answer; asking the model to think less for the next request"})
+		}
 	}
 	c.Append(llm.RoleAssistant, content)
 	c.Append(llm.RoleUser, "Your reply could not be used: "+msg+"\n\n"+prompts.FormatReminder())

@@ -104,6 +104,7 @@ type (
 		Tokens       int    `json:"tokens"`
 		FormatErrors int    `json:"formatErrors"`
 		Audits       int    `json:"audits"`
+		EarlyStops   int    `json:"earlyStops"`
 	}
 	jsonBackgroundStart struct {
 		Type    string `json:"type"`
@@ -156,7 +157,7 @@ func jsonOf(e event.Event) (any, bool) {
 	case event.Failure:
 		return jsonMessage{e.Name(), e.Message}, true
 	case event.Finished:
-		return jsonResult{e.Name(), e.Status, e.ExitCode, e.Summary, e.SessionID, e.Loops, e.Tokens, e.FormatErrors, e.Audits}, true
+		return jsonResult{e.Name(), e.Status, e.ExitCode, e.Summary, e.SessionID, e.Loops, e.Tokens, e.FormatErrors, e.Audits, e.EarlyStops}, true
 	case event.BackgroundStarted:
 		return jsonBackgroundStart{e.Name(), e.ID, e.Command, e.PID}, true
 	case event.BackgroundExited:

@@ -20,6 +20,9 @@ const (
 	VLLM     Kind = "vLLM"
 	Ollama   Kind = "Ollama"
 	LMStudio Kind = "LM Studio"
+	// OpenRouter answers /v1/models with its own fields per model
+	// (pricing, top_provider, context_length).
+	OpenRouter Kind = "OpenRouter"
 )
 
 // Impersonate makes the server answer like kind, with its first model loaded
@@ -104,6 +107,16 @@ func (s *Server) Impersonate(kind Kind, window int) {
 			list = append(list, map[string]any{"type": "llm", "key": m, "loaded_instances": instances, "max_context_length": 131072})
 		}
 		set("GET /api/v1/models", map[string]any{"models": list})
+	case OpenRouter:
+		s.reasoningField = llm.FieldReasoning
+		var data []map[string]any
+		for _, m := range s.models {
+			data = append(data, map[string]any{"id": m, "canonical_slug": m, "name": m, "context_length": window,
+				"architecture": map[string]any{"modality": "text->text"},
+				"pricing":      map[string]any{"prompt": "0.0000003", "completion": "0.0000012"},
+				"top_provider": map[string]any{"context_length": window, "is_moderated": false}})
+		}
+		set("GET /v1/models", map[string]any{"data": data})
 	}
 }
 

@@ -66,6 +66,11 @@ type Request struct {
 	// read); Replied is when the server finished writing its answer, zero
 	// until then. Benchmarks measure dev's share of a step between them.
 	Arrived, Replied time.Time
+	// Abandoned: the client closed the request before the streamed reply
+	// ended (the server stopped generating); Chunks counts the chunks it
+	// was sent.
+	Abandoned bool
+	Chunks    int
 }
 
 // Server is the mock. Create it with New and Close it when done.
@@ -76,8 +81,10 @@ type Server struct {
 	requests []Request
 	models   []string
 	hanging  chan struct{}
-	respond  func(Request) (Response, bool)
-	routes   map[string]route
+	// replied is closed, and replaced, each time a reply ends.
+	replied chan struct{}
+	respond func(Request) (Response, bool)
+	routes  map[string]route
 
 	reasoningField      string // default reasoning field of streams
 	rejectStreamOptions bool
@@ -94,7 +101,7 @@ type route struct {
 
 // New starts a server offering models (GET /v1/models).
 func New(models ...string) *Server {
-	s := &Server{models: models, hanging: make(chan struct{}, 16), routes: map[string]route{}, reasoningField: llm.FieldReasoningContent}
+	s := &Server{models: models, hanging: make(chan struct{}, 16), replied: make(chan struct{}), routes: map[string]route{}, reasoningField: llm.FieldReasoningContent}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.chat)
 	mux.HandleFunc("GET /v1/models", s.listModels)
@@ -157,6 +164,30 @@ func (s *Server) Requests() []Request {
 	return append([]Request(nil), s.requests...)
 }
 
+// AwaitReplied waits until n requests have had their whole reply (or the
+// client left), and returns all requests; false when ctx ended first.
+func (s *Server) AwaitReplied(ctx context.Context, n int) ([]Request, bool) {
+	for {
+		s.mu.Lock()
+		done := 0
+		for _, r := range s.requests {
+			if !r.Replied.IsZero() {
+				done++
+			}
+		}
+		changed := s.replied
+		s.mu.Unlock()
+		if done >= n {
+			return s.Requests(), true
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return nil, false
+		}
+	}
+}
+
 // Hanging receives a value each time a Hang response has sent its first chunk.
 func (s *Server) Hanging() <-chan struct{} { return s.hanging }
 
@@ -208,10 +239,14 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	got := Request{Model: req.Model, Messages: req.Messages, Raw: raw, Header: r.Header.Clone(), Arrived: arrived}
 	index := len(s.requests)
 	s.requests = append(s.requests, got)
+	var streamed streamed
 	defer func() {
 		now := time.Now()
 		s.mu.Lock()
 		s.requests[index].Replied = now
+		s.requests[index].Abandoned, s.requests[index].Chunks = streamed.abandoned, streamed.chunks
+		close(s.replied)
+		s.replied = make(chan struct{})
 		s.mu.Unlock()
 	}()
 	var resp Response
@@ -256,21 +291,36 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		resp.ReasoningField = s.reasoningField
 		s.mu.Unlock()
 	}
-	s.stream(w, r, req.Model, resp)
+	streamed = s.stream(w, r, req.Model, resp)
 }
 
-func (s *Server) stream(w http.ResponseWriter, r *http.Request, model string, resp Response) {
+// streamed is how a stream went: the chunks sent, and whether the client
+// left before its end.
+type streamed struct {
+	chunks    int
+	abandoned bool
+}
+
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, model string, resp Response) (out streamed) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	flusher, _ := w.(http.Flusher)
-	start, sent := time.Now(), 0
+	start := time.Now()
 	send := func(v any) {
+		if out.abandoned = r.Context().Err() != nil; out.abandoned {
+			return // a server stops generating when the client goes away
+		}
 		if resp.Rate > 0 {
 			// Ahead of the rate by a millisecond or more: wait.
-			if ahead := time.Duration(sent)*time.Second/time.Duration(resp.Rate) - time.Since(start); ahead >= time.Millisecond {
-				time.Sleep(ahead)
+			if ahead := time.Duration(out.chunks)*time.Second/time.Duration(resp.Rate) - time.Since(start); ahead >= time.Millisecond {
+				select {
+				case <-time.After(ahead):
+				case <-r.Context().Done():
+					out.abandoned = true
+					return
+				}
 			}
-			sent++
 		}
+		out.chunks++
 		data, _ := json.Marshal(v)
 		fmt.Fprintf(w, "data: %s\n\n", data)
 		if flusher != nil {
@@ -293,7 +343,8 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, model string, re
 		}
 		s.hanging <- struct{}{}
 		<-r.Context().Done()
-		return
+		out.abandoned = true
+		return out
 	}
 	for _, piece := range parts {
 		send(chunk(map[string]any{"content": piece}, nil))
@@ -307,10 +358,14 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, model string, re
 		send(map[string]any{"id": "chatcmpl-mock", "object": "chat.completion.chunk", "model": model,
 			"choices": []any{}, "usage": resp.Usage})
 	}
+	if out.abandoned {
+		return out
+	}
 	io.WriteString(w, "data: [DONE]\n\n")
 	if flusher != nil {
 		flusher.Flush() // the reply ends here, not when the handler returns
 	}
+	return out
 }
 
 // pieces splits text into chunks of size bytes (16 when 0: a few words, as
