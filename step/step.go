@@ -117,6 +117,7 @@ func (c *Conversation) Request(ctx context.Context, step int) (llm.Reply, error)
 		c.emit(event.RequestStarted{Agent: c.Agent, Step: step})
 		chunks := 0
 		req := c.request()
+		c.lessThinking = false // it was for this one request
 		var watch parser.InventionWatch
 		cut := 0
 		req.Stop = func(d llm.Delta) bool {
@@ -155,10 +156,8 @@ func (c *Conversation) request() llm.Request {
 	msgs := make([]llm.Message, 0, len(c.State.History)+1)
 	msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: c.System})
 	msgs = append(msgs, c.State.History...)
-	less := c.lessThinking
-	c.lessThinking = false // for one request only
 	return llm.Request{Model: c.Params.Model, Messages: msgs, Temperature: c.Params.Temperature, MaxTokens: c.Params.MaxTokens,
-		Thinking: c.Params.Thinking, LessThinking: less, Extra: c.Params.Extra}
+		Thinking: c.Params.Thinking, LessThinking: c.lessThinking, Extra: c.Params.Extra}
 }
 
 // stoppedEarly keeps what came before the invented result: the template
