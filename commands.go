@@ -13,7 +13,9 @@ import (
 
 	"github.com/devagent/dev/config"
 	"github.com/devagent/dev/sessions"
+	"github.com/devagent/dev/textfmt"
 	"github.com/devagent/dev/ui"
+	"github.com/devagent/dev/usage"
 )
 
 // sessionStore opens the sessions without loading config.json: listing and
@@ -43,10 +45,12 @@ func (d *devCmd) sessionsList(c *cli.Context) error {
 			Status           string    `json:"status"`
 			WorkingDirectory string    `json:"workingDirectory"`
 			OriginalPrompt   string    `json:"originalPrompt"`
+			TotalTokens      int       `json:"totalTokens"`
+			Cost             *float64  `json:"cost,omitempty"`
 		}
 		rows := make([]row, 0, len(list))
 		for _, x := range list {
-			rows = append(rows, row{x.ID, x.UpdatedAt, string(x.Status), x.WorkingDirectory, x.OriginalPrompt})
+			rows = append(rows, row{x.ID, x.UpdatedAt, string(x.Status), x.WorkingDirectory, x.OriginalPrompt, x.TotalTokens, x.Cost})
 		}
 		enc := json.NewEncoder(d.streams.Out)
 		enc.SetIndent("", "  ")
@@ -157,5 +161,40 @@ func (d *devCmd) profiles(c *cli.Context) error {
 		return nil
 	}
 	ui.Profiles(d.streams.Out, cfg.Profiles, cfg.Profile)
+	return nil
+}
+
+// stats prints usage and format compliance per model over the last days.
+func (d *devCmd) stats(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usagef("dev stats takes no arguments (got %q); use --days N", c.Args().First())
+	}
+	days := c.Int("days")
+	if days <= 0 {
+		return usagef("--days must be at least 1, got %d", days)
+	}
+	dir, err := config.Dir(config.Env(d.env))
+	if err != nil {
+		return err
+	}
+	// Prices are optional here: a broken config.json still lets the
+	// sessions be counted.
+	cfg, _, _, cfgErr := config.Read(dir, config.Env(d.env), config.Flags{})
+	if cfgErr != nil {
+		fmt.Fprintln(d.streams.Err, "dev: warning: no prices, config.json is unusable: "+cfgErr.Error())
+	}
+	list, err := sessions.Open(dir, time.Now).List()
+	if err != nil {
+		return err
+	}
+	rows := usage.Stats(list, time.Now().AddDate(0, 0, -days), cfg.Prices)
+	if c.Bool("json") {
+		return ui.StatsJSON(d.streams.Out, rows, days)
+	}
+	if len(rows) == 0 {
+		fmt.Fprintf(d.streams.Err, "no model requests recorded in the last %s\n", textfmt.Plural(days, "day"))
+		return nil
+	}
+	ui.Stats(d.streams.Out, rows, days)
 	return nil
 }

@@ -135,6 +135,7 @@ dev sessions show <uuid>     a readable transcript of a session
 dev config                   open config.json in $VISUAL / $EDITOR
 dev config path              print the config file's path
 dev profiles                 the model profiles of config.json, the active one marked
+dev stats [--days N]         usage and format compliance per model
 dev doctor [--json]          check the model server and say what to change`,
 		Description: "With -p, stdout carries only the final answer (or, with --json, one JSON\n" +
 			"object per event and line); progress, warnings and errors go to stderr.\n\n" + exitCodesHelp,
@@ -181,6 +182,15 @@ dev doctor [--json]          check the model server and say what to change`,
 				},
 			},
 			d.doctorCommand(),
+			{
+				Name:   "stats",
+				Usage:  "usage and format compliance per model: which model works best with dev here",
+				Action: d.stats,
+				Flags: []cli.Flag{
+					&cli.IntFlag{Name: "days", Value: 30, Usage: "count the sessions of the last `N` days"},
+					&cli.BoolFlag{Name: "json", Usage: "print JSON"},
+				},
+			},
 			{
 				Name:   "profiles",
 				Usage:  "list the model profiles of config.json, the active one marked",

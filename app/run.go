@@ -12,6 +12,7 @@ import (
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/loop"
 	"github.com/devagent/dev/step"
+	"github.com/devagent/dev/usage"
 )
 
 // Exit codes (SPEC §6): how a dev process ends. A run's code is decided
@@ -37,6 +38,12 @@ type Result struct {
 // the result, always last.
 func (a *App) Run(ctx context.Context, request string) Result {
 	o := a.loop.Run(ctx, a.sess, request)
+	if cost := usage.SessionCost(a.sess, a.cfg.Prices); cost != nil {
+		a.sess.Cost = cost
+		if err := a.store.Save(a.sess); err != nil {
+			a.warn("saving the session's cost: " + err.Error())
+		}
+	}
 	if a.opts.Automated {
 		a.stopBackground() // before the result, which is the last event
 	}
@@ -54,6 +61,7 @@ func (a *App) Run(ctx context.Context, request string) Result {
 		FormatErrors: o.FormatErrors,
 		Audits:       o.Audits,
 		EarlyStops:   o.EarlyStops,
+		Cost:         a.sess.Cost,
 	})
 	return res
 }

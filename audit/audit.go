@@ -46,6 +46,8 @@ type Result struct {
 	Feedback string // the auditor's report, or why the audit could not pass
 	Steps    int    // replies of the auditor
 	Tokens   int    // spent by the audit's requests
+	// Requests records the audit's model requests (SPEC §16).
+	Requests []sessions.Request
 }
 
 // Auditor runs audits: each is a conversation of package step, with the
@@ -107,7 +109,7 @@ func (a *Auditor) Audit(ctx context.Context, in Input) (result Result, err error
 	if maxSteps <= 0 {
 		maxSteps = DefaultMaxSteps
 	}
-	defer func() { result.Tokens = state.TotalTokens }()
+	defer func() { result.Tokens, result.Requests = state.TotalTokens, state.Requests }()
 	finish := func(verdict Verdict, feedback string) (Result, error) {
 		result.Verdict, result.Feedback = verdict, feedback
 		return result, nil

@@ -41,6 +41,11 @@ type Result struct {
 	History []llm.Message
 	Summary string
 	Usage   *llm.Usage // the summarisation request's, nil when none
+	// Replies are the summarisation requests' replies, without their
+	// content: what each cost, for the session's records; Model is the
+	// model they were made with.
+	Replies []llm.Reply
+	Model   string
 	// Cuts counts the tool results and messages shortened or left out so
 	// that the summarisation request fits the window.
 	Cuts int
@@ -122,12 +127,15 @@ func (s *Summarizer) Compact(ctx context.Context, c Conversation) (Result, error
 		if err != nil {
 			return Result{}, err
 		}
-		res.Usage = reply.Usage
+		res.Usage, res.Model = reply.Usage, s.ModelName
+		metered := reply
+		metered.Content, metered.Reasoning = "", ""
+		res.Replies = append(res.Replies, metered)
 		summary, _ := parser.StripThinking(reply.Content)
 		summary = strings.TrimSpace(summary)
 		if summary == "" {
 			fb := s.fallback(c, reserve, res.Cuts)
-			fb.Usage = reply.Usage
+			fb.Usage, fb.Replies, fb.Model = reply.Usage, res.Replies, res.Model
 			return fb, nil
 		}
 		res.Summary = cutMiddle(summary, reserve*CharsPerToken)

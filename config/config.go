@@ -31,6 +31,17 @@ type Config struct {
 	// (after DEV_PROFILE and --profile), "" for none.
 	Profiles map[string]Profile `json:"profiles"`
 	Profile  string             `json:"profile"`
+	// Prices are USD per million tokens, by model (SPEC §16).
+	Prices map[string]Price `json:"prices"`
+}
+
+// Price is what a model's tokens cost, in USD per million.
+type Price struct {
+	Input  float64 `json:"input"`
+	Output float64 `json:"output"`
+	// CachedInput prices prompt tokens the server's cache served; 0 uses
+	// Input.
+	CachedInput float64 `json:"cachedInput,omitempty"`
 }
 
 // Profile is a named set of model settings laid over the file's top level

@@ -23,6 +23,7 @@ func Default() Config {
 		ExtraBody:            map[string]any{},
 		Profiles:             map[string]Profile{},
 		Profile:              "",
+		Prices:               map[string]Price{},
 	}
 }
 

@@ -387,6 +387,11 @@ func validate(c *Config) (key, reason string) {
 	case c.MaxTokens != nil && *c.MaxTokens <= 0:
 		return "maxTokens", fmt.Sprintf("must be greater than 0, got %d", *c.MaxTokens)
 	}
+	for model, p := range c.Prices {
+		if p.Input < 0 || p.Output < 0 || p.CachedInput < 0 {
+			return "prices", fmt.Sprintf("%q: prices must not be negative (USD per million tokens)", model)
+		}
+	}
 	if !validThinking(c.Thinking) {
 		return "thinking", thinkingReason(c.Thinking)
 	}

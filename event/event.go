@@ -181,6 +181,7 @@ type Finished struct {
 	FormatErrors int
 	Audits       int
 	EarlyStops   int
+	Cost         *float64 // USD, when the prices of every model used are known
 }
 
 // BackgroundStarted: a command outlived its timeout and goes on in the

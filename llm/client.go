@@ -207,7 +207,12 @@ func rejectsStreamOptions(err error) bool {
 	return strings.Contains(m, "stream_options") || strings.Contains(m, "include_usage")
 }
 
-func (c *Client) streamOnce(ctx context.Context, req Request, withUsage bool, onDelta func(Delta)) (Reply, error) {
+func (c *Client) streamOnce(ctx context.Context, req Request, withUsage bool, onDelta func(Delta)) (reply Reply, err error) {
+	start := time.Now()
+	var firstByte time.Duration
+	defer func() {
+		reply.FirstByte, reply.Duration = firstByte, time.Since(start)
+	}()
 	cl := c.newCall(ctx, "/chat/completions", true)
 	defer cl.close()
 	extra := c.extraFields(req)
@@ -228,16 +233,16 @@ func (c *Client) streamOnce(ctx context.Context, req Request, withUsage bool, on
 	}
 	defer stream.Close()
 
-	acc := replyBuilder{onDelta: onDelta}
 	stopped := false
-	if req.Stop != nil {
-		acc.onDelta = func(d Delta) {
-			if onDelta != nil {
-				onDelta(d)
-			}
-			stopped = stopped || req.Stop(d)
+	acc := replyBuilder{onDelta: func(d Delta) {
+		if firstByte == 0 {
+			firstByte = time.Since(start)
 		}
-	}
+		if onDelta != nil {
+			onDelta(d)
+		}
+		stopped = stopped || (req.Stop != nil && req.Stop(d))
+	}}
 	d := cl.doer
 	for !stopped {
 		raw, err := stream.RecvRaw()

@@ -341,6 +341,7 @@ func TestStreamBodies(t *testing.T) {
 				_, _ = io.WriteString(w, tc.body)
 			})
 			reply, err := New(Config{BaseURL: srv.URL}).Stream(context.Background(), hi, nil)
+			reply = untimed(t, reply)
 			if !tc.wantErr {
 				if err != nil {
 					t.Fatal(err)

@@ -319,6 +319,7 @@ func checkChat(t *testing.T, client *Client, baseURL string, tc fixtureCase) {
 		deltas.Content += d.Content
 		deltas.Reasoning += d.Reasoning
 	})
+	reply = untimed(t, reply)
 	if tc.err {
 		var e *Error
 		if !errors.As(err, &e) {
@@ -386,6 +387,20 @@ func checkRetry(t *testing.T, client *Client, bodies []map[string]any, tc fixtur
 	if !client.StreamOptionsRejected() {
 		t.Error("the client does not remember the rejection")
 	}
+}
+
+// untimed checks a reply's timings and clears them, so that the rest of it
+// can be compared with what a fixture expects.
+func untimed(t *testing.T, r Reply) Reply {
+	t.Helper()
+	if r.Duration < 0 || r.FirstByte < 0 || r.FirstByte > r.Duration {
+		t.Errorf("timings: first byte %v, duration %v", r.FirstByte, r.Duration)
+	}
+	if (r.Content != "" || r.Reasoning != "") && r.FirstByte == 0 {
+		t.Errorf("a reply with content has no time to first byte")
+	}
+	r.FirstByte, r.Duration = 0, 0
+	return r
 }
 
 func dump(v any) string {

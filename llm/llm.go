@@ -72,6 +72,9 @@ type Reply struct {
 	Usage          *Usage // nil when the server sent none, or only zeros
 	// Stopped: Request.Stop closed the request before the server finished.
 	Stopped bool
+	// FirstByte is how long the first piece of the reply took to come (the
+	// prompt's processing, on a local server); Duration the whole request.
+	FirstByte, Duration time.Duration
 }
 
 // Config configures a Client.

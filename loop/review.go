@@ -44,6 +44,9 @@ func (r *run) review(ctx context.Context, resp parser.Response, results []tools.
 	}
 	r.emit(event.AuditStarted{})
 	res, err := r.Auditor.Audit(ctx, r.auditInput(summary))
+	// What the audit spent counts however it ended.
+	r.sess.TotalTokens += res.Tokens
+	r.sess.Requests = append(r.sess.Requests, res.Requests...)
 	switch {
 	case ctx.Err() != nil:
 		r.conv.Append(llm.RoleUser, "The user interrupted the audit of your DONE.")
@@ -54,7 +57,6 @@ func (r *run) review(ctx context.Context, resp parser.Response, results []tools.
 	case err != nil:
 		return Outcome{Stop: Failed, Err: fmt.Errorf("audit: %w", err)}, true
 	}
-	r.sess.TotalTokens += res.Tokens
 	r.out.Audits++
 	r.sess.Audits = append(r.sess.Audits, sessions.Audit{
 		Timestamp: r.now().UTC(), Steps: res.Steps, Verdict: string(res.Verdict), Feedback: res.Feedback})

@@ -36,6 +36,36 @@ type Audit struct {
 	Feedback  string    `json:"feedback"`
 }
 
+// Purposes of a model request.
+const (
+	PurposeWorker   = "worker"
+	PurposeAudit    = "audit"
+	PurposeCompress = "compress"
+)
+
+// Request records one model request (SPEC §16): what the server reported,
+// and how long it took. Counts the server did not give are estimated
+// (about four characters a token) and marked Estimated.
+type Request struct {
+	Timestamp        time.Time `json:"timestamp"`
+	Model            string    `json:"model"`
+	Purpose          string    `json:"purpose"` // worker, audit or compress
+	PromptTokens     int       `json:"promptTokens"`
+	CompletionTokens int       `json:"completionTokens"`
+	// CachedTokens is the part of the prompt the server's cache spared it
+	// from processing, when the server says (nil otherwise).
+	CachedTokens *int  `json:"cachedTokens,omitempty"`
+	FirstByteMs  int64 `json:"firstByteMs"`
+	DurationMs   int64 `json:"durationMs"`
+	// EarlyStop: the reply was closed because the model began inventing a
+	// tool's result.
+	EarlyStop bool `json:"earlyStop"`
+	// FormatError: the reply could not be parsed and was sent back.
+	FormatError bool `json:"formatError,omitempty"`
+	// Estimated: the server gave no usage; the token counts are estimates.
+	Estimated bool `json:"estimated,omitempty"`
+}
+
 // Session is one conversation with its state, as stored in <id>.json.
 type Session struct {
 	ID               string        `json:"id"`
@@ -53,4 +83,9 @@ type Session struct {
 	Audits           []Audit       `json:"audits"`
 	// Profile is the model profile the session last ran with, "" for none.
 	Profile string `json:"profile"`
+	// Requests records every model request, in order.
+	Requests []Request `json:"requests"`
+	// Cost is the USD the requests cost at the configured prices; nil when
+	// a model it used has none.
+	Cost *float64 `json:"cost,omitempty"`
 }

@@ -112,6 +112,7 @@ func (s *Store) New(id, workingDirectory, prompt, model string) (*Session, error
 		History:          []llm.Message{},
 		Compressions:     []Compression{},
 		Audits:           []Audit{},
+		Requests:         []Request{},
 	}, nil
 }
 
@@ -154,6 +155,9 @@ func fillEmpty(sess *Session) {
 	}
 	if sess.Audits == nil {
 		sess.Audits = []Audit{}
+	}
+	if sess.Requests == nil {
+		sess.Requests = []Request{}
 	}
 }
 
@@ -199,6 +203,12 @@ func encode(sess *Session) ([]byte, error) {
 		out.Audits = slices.Clone(out.Audits)
 		for i := range out.Audits {
 			out.Audits[i].Timestamp = out.Audits[i].Timestamp.UTC()
+		}
+	}
+	if slices.ContainsFunc(out.Requests, func(r Request) bool { return r.Timestamp.Location() != time.UTC }) {
+		out.Requests = slices.Clone(out.Requests)
+		for i := range out.Requests {
+			out.Requests[i].Timestamp = out.Requests[i].Timestamp.UTC()
 		}
 	}
 	size := 1024

@@ -65,7 +65,7 @@ func TestNew(t *testing.T) {
 		ID: sess.ID, CreatedAt: t0, UpdatedAt: t0,
 		WorkingDirectory: filepath.Join(string(filepath.Separator)+"work", "project"),
 		OriginalPrompt:   "fix the tests", Model: "qwen3", Status: Active,
-		TaskList: []parser.Task{}, History: []llm.Message{}, Compressions: []Compression{}, Audits: []Audit{},
+		TaskList: []parser.Task{}, History: []llm.Message{}, Compressions: []Compression{}, Audits: []Audit{}, Requests: []Request{},
 	}
 	if runtime.GOOS == "windows" {
 		want.WorkingDirectory, _ = filepath.Abs(want.WorkingDirectory)
@@ -114,8 +114,18 @@ func fullSession() *Session {
 		Compressions:     []Compression{{Timestamp: t0.Add(-30 * time.Minute).In(paris), TokensBefore: 110000, TokensAfter: 9000}},
 		CompressionCount: 1,
 		Audits:           []Audit{{Timestamp: t0.Add(-time.Minute), Steps: 4, Verdict: "PASS", Feedback: "Overall: PASS"}},
+		Profile:          "local",
+		Requests: []Request{
+			{Timestamp: t0.Add(-59 * time.Minute).In(paris), Model: "devstral-small-2507", Purpose: PurposeWorker, PromptTokens: 5000,
+				CompletionTokens: 120, CachedTokens: &cached, FirstByteMs: 850, DurationMs: 2400},
+			{Timestamp: t0.Add(-58 * time.Minute), Model: "devstral-small-2507", Purpose: PurposeWorker, PromptTokens: 5200,
+				CompletionTokens: 3000, FirstByteMs: 120, DurationMs: 9100, EarlyStop: true, FormatError: true, Estimated: true},
+		},
+		Cost: &cost,
 	}
 }
+
+var cached, cost = 4800, 0.0123
 
 func TestSaveFileFormat(t *testing.T) {
 	t.Parallel()
@@ -162,7 +172,7 @@ func TestSaveFileFormat(t *testing.T) {
 		names = append(names, k)
 	}
 	slices.Sort(names)
-	wantNames := []string{"audits", "compressionCount", "compressions", "createdAt", "history", "id", "model", "originalPrompt", "profile", "status", "taskList", "totalTokens", "updatedAt", "workingDirectory"}
+	wantNames := []string{"audits", "compressionCount", "compressions", "cost", "createdAt", "history", "id", "model", "originalPrompt", "profile", "requests", "status", "taskList", "totalTokens", "updatedAt", "workingDirectory"}
 	if !slices.Equal(names, wantNames) {
 		t.Errorf("fields = %q, want %q", names, wantNames)
 	}
@@ -196,6 +206,10 @@ func inUTC(sess *Session) *Session {
 	c.Audits = slices.Clone(c.Audits)
 	for i := range c.Audits {
 		c.Audits[i].Timestamp = c.Audits[i].Timestamp.UTC()
+	}
+	c.Requests = slices.Clone(c.Requests)
+	for i := range c.Requests {
+		c.Requests[i].Timestamp = c.Requests[i].Timestamp.UTC()
 	}
 	return &c
 }

@@ -139,6 +139,7 @@ func (c *Conversation) Request(ctx context.Context, step int) (llm.Reply, error)
 			c.overflowRetried = false
 			c.observe(req.Messages, reply)
 			c.countTokens(reply)
+			c.record(c.purpose(), req, reply)
 			return reply, nil
 		}
 		var apiErr *llm.Error
@@ -198,6 +199,9 @@ func (c *Conversation) Parse(reply llm.Reply) (parser.Response, error) {
 func (c *Conversation) Reject(reply llm.Reply, err error) (exhausted bool) {
 	c.formatFailures++
 	c.FormatErrors++
+	if n := len(c.State.Requests); n > 0 {
+		c.State.Requests[n-1].FormatError = true // the reply just requested
+	}
 	msg := err.Error()
 	c.emit(event.FormatProblem{Agent: c.Agent, Message: msg, Attempt: c.formatFailures, Max: c.MaxRetries})
 	if c.formatFailures > c.MaxRetries {
@@ -267,6 +271,35 @@ func (c *Conversation) Act(ctx context.Context, resp parser.Response) (results [
 // Append adds a message to the history.
 func (c *Conversation) Append(role, content string) {
 	c.State.History = append(c.State.History, llm.Message{Role: role, Content: content})
+}
+
+// purpose is what the conversation's requests are for, in their records.
+func (c *Conversation) purpose() string {
+	if c.Agent == event.Auditor {
+		return sessions.PurposeAudit
+	}
+	return sessions.PurposeWorker
+}
+
+// record keeps what a request cost in the state's requests: the server's
+// counts, or estimates marked as such when it gave none.
+func (c *Conversation) record(purpose string, req llm.Request, reply llm.Reply) {
+	r := sessions.Request{
+		Timestamp:   c.now().Add(-reply.Duration).UTC(),
+		Model:       req.Model,
+		Purpose:     purpose,
+		FirstByteMs: reply.FirstByte.Milliseconds(),
+		DurationMs:  reply.Duration.Milliseconds(),
+		EarlyStop:   reply.Stopped,
+	}
+	if u := reply.Usage; u != nil {
+		r.PromptTokens, r.CompletionTokens = u.PromptTokens, u.CompletionTokens
+	} else {
+		r.PromptTokens = compress.Tokens(compress.Chars(req.Messages))
+		r.CompletionTokens = compress.Tokens(len(reply.Content) + len(reply.Reasoning))
+		r.Estimated = true
+	}
+	c.State.Requests = append(c.State.Requests, r)
 }
 
 func (c *Conversation) emit(e event.Event) {

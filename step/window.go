@@ -153,6 +153,9 @@ func (c *Conversation) Compress(ctx context.Context, before int, reason string) 
 	if res.Usage != nil {
 		c.State.TotalTokens += res.Usage.TotalTokens
 	}
+	for _, reply := range res.Replies {
+		c.record(sessions.PurposeCompress, llm.Request{Model: res.Model}, reply)
+	}
 	c.State.History = res.History
 	c.est.Reset()
 	after := c.estimate()

@@ -62,8 +62,8 @@ func Plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
-	if strings.HasSuffix(noun, "y") && !strings.HasSuffix(noun, "ey") {
-		noun = strings.TrimSuffix(noun, "y") + "ie"
+	if n := len(noun); n >= 2 && noun[n-1] == 'y' && !strings.ContainsRune("aeiou", rune(noun[n-2])) {
+		noun = noun[:n-1] + "ie" // entry, entries; day, days
 	}
 	return strconv.Itoa(n) + " " + noun + "s"
 }

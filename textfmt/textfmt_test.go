@@ -67,6 +67,7 @@ func TestPluralAndThousands(t *testing.T) {
 		Plural(1, "line"):     "1 line",
 		Plural(2, "entry"):    "2 entries",
 		Plural(2, "key"):      "2 keys",
+		Plural(30, "day"):     "30 days",
 		Plural(1, "step"):     "1 step",
 		Plural(1247, "token"): "1247 tokens",
 		Thousands(0):          "0",

@@ -95,16 +95,17 @@ type (
 		Message string `json:"message"`
 	}
 	jsonResult struct {
-		Type         string `json:"type"`
-		Status       string `json:"status"`
-		ExitCode     int    `json:"exitCode"`
-		Summary      string `json:"summary"`
-		SessionID    string `json:"sessionId"`
-		Loops        int    `json:"loops"`
-		Tokens       int    `json:"tokens"`
-		FormatErrors int    `json:"formatErrors"`
-		Audits       int    `json:"audits"`
-		EarlyStops   int    `json:"earlyStops"`
+		Type         string   `json:"type"`
+		Status       string   `json:"status"`
+		ExitCode     int      `json:"exitCode"`
+		Summary      string   `json:"summary"`
+		SessionID    string   `json:"sessionId"`
+		Loops        int      `json:"loops"`
+		Tokens       int      `json:"tokens"`
+		FormatErrors int      `json:"formatErrors"`
+		Audits       int      `json:"audits"`
+		EarlyStops   int      `json:"earlyStops"`
+		Cost         *float64 `json:"cost,omitempty"`
 	}
 	jsonBackgroundStart struct {
 		Type    string `json:"type"`
@@ -157,7 +158,7 @@ func jsonOf(e event.Event) (any, bool) {
 	case event.Failure:
 		return jsonMessage{e.Name(), e.Message}, true
 	case event.Finished:
-		return jsonResult{e.Name(), e.Status, e.ExitCode, e.Summary, e.SessionID, e.Loops, e.Tokens, e.FormatErrors, e.Audits, e.EarlyStops}, true
+		return jsonResult{e.Name(), e.Status, e.ExitCode, e.Summary, e.SessionID, e.Loops, e.Tokens, e.FormatErrors, e.Audits, e.EarlyStops, e.Cost}, true
 	case event.BackgroundStarted:
 		return jsonBackgroundStart{e.Name(), e.ID, e.Command, e.PID}, true
 	case event.BackgroundExited:

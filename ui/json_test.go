@@ -19,6 +19,7 @@ import (
 
 // everyEvent holds one event of each type, with every field set.
 func everyEvent() []event.Event {
+	cost := 0.0123
 	tasks := []protocol.Task{{Status: protocol.Complete, Text: "look"}, {Status: protocol.InProgress, Text: "edit"}}
 	return []event.Event{
 		event.SessionStarted{ID: "0b6c2a9e-4b7d-4e8a-9c3f-2d5e8b1a7c40", Resumed: true, Model: "m", Dir: "/p",
@@ -39,7 +40,7 @@ func everyEvent() []event.Event {
 		event.AuditFinished{Verdict: "FAIL", Feedback: "Overall: FAIL\nAdd a test.", Steps: 2},
 		event.Warning{Message: "careful"},
 		event.Failure{Message: "the server went away"},
-		event.Finished{Status: "failed", ExitCode: 1, Summary: "", SessionID: "0b6c2a9e-4b7d-4e8a-9c3f-2d5e8b1a7c40", Loops: 3, Tokens: 1234, FormatErrors: 1, Audits: 1, EarlyStops: 1},
+		event.Finished{Status: "failed", ExitCode: 1, Summary: "", SessionID: "0b6c2a9e-4b7d-4e8a-9c3f-2d5e8b1a7c40", Loops: 3, Tokens: 1234, FormatErrors: 1, Audits: 1, EarlyStops: 1, Cost: &cost},
 		event.BackgroundStarted{ID: "proc_ab12cd", Command: "npm run dev", PID: 4242},
 		event.BackgroundExited{ID: "proc_ab12cd", Command: "npm run dev", Status: "killed", ExitCode: -1, Runtime: 2500 * time.Millisecond},
 	}

@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -13,20 +14,107 @@ import (
 )
 
 // SessionTable writes sessions as an aligned table, newest first as given;
-// current, when set, is marked with a star.
+// current, when set, is marked with a star. The cost column shows when a
+// session has one.
 func SessionTable(w io.Writer, list []*sessions.Session, current string) error {
+	withCost := slices.ContainsFunc(list, func(s *sessions.Session) bool { return s.Cost != nil })
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tUPDATED\tSTATUS\tDIRECTORY\tPROMPT")
+	if withCost {
+		fmt.Fprintln(tw, "ID\tUPDATED\tSTATUS\tTOKENS\tCOST\tDIRECTORY\tPROMPT")
+	} else {
+		fmt.Fprintln(tw, "ID\tUPDATED\tSTATUS\tTOKENS\tDIRECTORY\tPROMPT")
+	}
 	for _, x := range list {
 		id := x.ID
 		if id == current {
 			id += " *"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", id, x.UpdatedAt.Local().Format("2006-01-02 15:04"),
-			x.Status, x.WorkingDirectory, textfmt.Excerpt(x.OriginalPrompt, 50))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t", id, x.UpdatedAt.Local().Format("2006-01-02 15:04"), x.Status, textfmt.Thousands(int64(x.TotalTokens)))
+		if withCost {
+			fmt.Fprintf(tw, "%s\t", Dollars(x.Cost))
+		}
+		fmt.Fprintf(tw, "%s\t%s\n", x.WorkingDirectory, textfmt.Excerpt(x.OriginalPrompt, 50))
 	}
 	return tw.Flush()
 }
+
+// Dollars writes a cost in USD, "-" when unknown.
+func Dollars(c *float64) string {
+	switch {
+	case c == nil:
+		return "-"
+	case *c < 0.01:
+		return fmt.Sprintf("$%.4f", *c)
+	}
+	return fmt.Sprintf("$%.2f", *c)
+}
+
+// UsageSummary writes what a session's model requests took: per purpose,
+// requests, tokens in and out (cached, estimated), time to first byte and
+// duration, early stops; then the cost when known.
+func UsageSummary(w io.Writer, sess *sessions.Session) {
+	fmt.Fprintln(w, "## Usage")
+	fmt.Fprintln(w)
+	if len(sess.Requests) == 0 {
+		fmt.Fprintf(w, "No requests recorded (%s tokens in all).\n", textfmt.Thousands(int64(sess.TotalTokens)))
+		return
+	}
+	type total struct {
+		requests, in, out, cached, estimated, early, formatErrors int
+		firstByte, duration                                       int64
+	}
+	byPurpose := map[string]*total{}
+	var order []string
+	for _, r := range sess.Requests {
+		t, ok := byPurpose[r.Purpose]
+		if !ok {
+			t = &total{}
+			byPurpose[r.Purpose] = t
+			order = append(order, r.Purpose)
+		}
+		t.requests++
+		t.in += r.PromptTokens
+		t.out += r.CompletionTokens
+		if r.CachedTokens != nil {
+			t.cached += *r.CachedTokens
+		}
+		if r.Estimated {
+			t.estimated++
+		}
+		if r.EarlyStop {
+			t.early++
+		}
+		if r.FormatError {
+			t.formatErrors++
+		}
+		t.firstByte += r.FirstByteMs
+		t.duration += r.DurationMs
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "PURPOSE\tREQUESTS\tTOKENS IN\tCACHED\tTOKENS OUT\tFIRST BYTE (AVG)\tTIME\tNOTES")
+	for _, p := range order {
+		t := byPurpose[p]
+		var notes []string
+		if t.formatErrors > 0 {
+			notes = append(notes, textfmt.Plural(t.formatErrors, "format error"))
+		}
+		if t.early > 0 {
+			notes = append(notes, textfmt.Plural(t.early, "early stop"))
+		}
+		if t.estimated > 0 {
+			notes = append(notes, fmt.Sprintf("%d estimated", t.estimated))
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", p, t.requests, textfmt.Thousands(int64(t.in)), textfmt.Thousands(int64(t.cached)),
+			textfmt.Thousands(int64(t.out)), seconds(t.firstByte/int64(t.requests)), seconds(t.duration), strings.Join(notes, ", "))
+	}
+	_ = tw.Flush()
+	if sess.Cost != nil {
+		fmt.Fprintf(w, "\nCost: %s\n", Dollars(sess.Cost))
+	}
+}
+
+// seconds writes milliseconds as seconds with one decimal.
+func seconds(ms int64) string { return fmt.Sprintf("%.1f s", float64(ms)/1000) }
 
 // Transcript writes a session as a readable document: its facts, its task
 // list, then every message of its history.
@@ -43,4 +131,5 @@ func Transcript(w io.Writer, sess *sessions.Session) {
 	for i, m := range sess.History {
 		fmt.Fprintf(w, "## %d. %s\n\n%s\n\n", i+1, m.Role, strings.TrimSpace(m.Content))
 	}
+	UsageSummary(w, sess)
 }
