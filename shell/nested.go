@@ -197,8 +197,8 @@ var wrappers = map[string]wrapper{
 	"setsid":  {},
 	"ionice":  {flags: "cnp", long: []string{"--class", "--classdata", "--pid"}},
 	"taskset": {operands: 1},
-	"xargs": {flags: "aEdILnPs", long: []string{"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"}},
-	"sudo": {flags: "CDghpRrTtUu", long: []string{"--close-from", "--chdir", "--group", "--host", "--prompt", "--chroot", "--role", "--type", "--command-timeout", "--other-user", "--user"}},
+	"xargs":   {flags: "aEdILnPs", long: []string{"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"}},
+	"sudo":    {flags: "CDghpRrTtUu", long: []string{"--close-from", "--chdir", "--group", "--host", "--prompt", "--chroot", "--role", "--type", "--command-timeout", "--other-user", "--user"}},
 	"doas":    {flags: "Cu"},
 	"su":      {flags: "gGsw", long: []string{"--group", "--supp-group", "--shell", "--whitelist-environment"}, line: "c", longLine: []string{"--command", "--session-command"}, operands: -1},
 	"flock":   {flags: "wEn", long: []string{"--timeout", "--conflict-exit-code"}, operands: 1, line: "c", longLine: []string{"--command"}},
@@ -297,4 +297,3 @@ func isAssignment(s string) bool {
 	}
 	return true
 }
-
