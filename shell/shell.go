@@ -265,25 +265,29 @@ func forksItself(fd *syntax.FuncDecl) bool {
 type wordInfo struct {
 	Word
 	why string
+	// expandable: only globs, braces and a tilde make it dynamic, which a
+	// shell expands from the file system and the home directory alone.
+	expandable bool
 }
 
 // word removes quotes the way the shell does and notes what the shell
 // would still expand.
 func word(src string, w *syntax.Word) wordInfo {
-	out := wordInfo{Word: Word{Raw: src[w.Pos().Offset():w.End().Offset()], Static: true}}
+	out := wordInfo{Word: Word{Raw: src[w.Pos().Offset():w.End().Offset()], Static: true}, expandable: true}
 	var b strings.Builder
 	dynamic := func(why string, raw string) {
 		if out.Static {
 			out.Static, out.why = false, why
 		}
+		out.expandable = false
 		b.WriteString(raw)
 	}
 	for i, part := range w.Parts {
 		raw := src[part.Pos().Offset():part.End().Offset()]
 		switch x := part.(type) {
 		case *syntax.Lit:
-			if why := unquotedExpansion(x.Value, i == 0); why != "" {
-				dynamic(why, "")
+			if why := unquotedExpansion(x.Value, i == 0); why != "" && out.Static {
+				out.Static, out.why = false, why
 			}
 			b.WriteString(unescape(x.Value, false))
 		case *syntax.SglQuoted:

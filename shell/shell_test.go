@@ -2,6 +2,8 @@ package shell
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -258,4 +260,47 @@ func TestParseErrors(t *testing.T) {
 // nest builds n levels of `eval eval … a`, each one a nested command line.
 func nest(n int) string {
 	return strings.Repeat("eval ", n) + "a"
+}
+
+func TestFields(t *testing.T) {
+	t.Parallel()
+	dir, home := t.TempDir(), "/home/someone"
+	for _, name := range []string{"a.go", "b.go", ".hidden.go", "-o"} {
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		line    string
+		want    []string
+		special string
+	}{
+		{line: "wc -l *.go", want: []string{"wc", "-l", "a.go", "b.go"}},
+		{line: "ls .*.go", want: []string{"ls", ".hidden.go"}},
+		{line: "ls *.txt", want: []string{"ls", "*.txt"}},
+		{line: "ls '*.go' \\*.go", want: []string{"ls", "*.go", "*.go"}},
+		{line: "cat ~/x ~", want: []string{"cat", home + "/x", home}},
+		{line: "cat {a,b}.go", want: []string{"cat", "a.go", "b.go"}},
+		{line: "ls *", want: []string{"ls", "-o", "a.go", "b.go"}}, // callers check the fields for options
+		{line: `git diff '--output=x'`, want: []string{"git", "diff", "--output=x"}},
+		{line: "cat $HOME/x", special: "`$`"},
+		{line: "cat \"${x}\"", special: "`$`"},
+		{line: "cat a; ls", special: "`;`"},
+		{line: "X=1 ls", special: "assignment"},
+	} {
+		got, special, err := Fields(tc.line, dir, home)
+		if err != nil {
+			t.Errorf("Fields(%q): %v", tc.line, err)
+			continue
+		}
+		if tc.special != "" {
+			if !strings.Contains(special, tc.special) || got != nil {
+				t.Errorf("Fields(%q) = %q, special %q; want special %q", tc.line, got, special, tc.special)
+			}
+			continue
+		}
+		if special != "" || !slices.Equal(got, tc.want) {
+			t.Errorf("Fields(%q) = %q, special %q; want %q", tc.line, got, special, tc.want)
+		}
+	}
 }
