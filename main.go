@@ -43,6 +43,9 @@ const exitCodesHelp = `EXIT CODES:
    130  interrupted`
 
 func main() {
+	if code, ok := sandboxHelper(os.Args); ok {
+		os.Exit(code)
+	}
 	signals := make(chan os.Signal, 2)
 	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
 	stopProfiles := startProfiles(os.Getenv)
