@@ -22,7 +22,7 @@ var (
 	awsKeyID    = tok("AKIA", "IOSFODNN7EXAMPLE")
 	jwt         = tok("eyJhbGciOiJIUzI1NiJ9", ".", "eyJzdWIiOiIxMjM0NTY3ODkwIn0", ".", "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U")
 	pemBody     = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\nVJTUt9Us8cKjMzEfYyjiWA4R4/M2bS1GB4t7NXp98C3SC6dV\n"
-	pemBlock      = tok("-----BEGIN ", "RSA PRIVATE KEY-----\n") + pemBody + tok("-----END ", "RSA PRIVATE KEY-----")
+	pemBlock    = tok("-----BEGIN ", "RSA PRIVATE KEY-----\n") + pemBody + tok("-----END ", "RSA PRIVATE KEY-----")
 )
 
 func TestShapes(t *testing.T) {
