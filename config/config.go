@@ -22,7 +22,26 @@ type Config struct {
 	SessionRetentionDays int      `json:"sessionRetentionDays"`
 	Temperature          *float64 `json:"temperature,omitempty"`
 	MaxTokens            *int     `json:"maxTokens,omitempty"`
+
+	// Safety (SPEC §13).
+	WritableRoots       []string `json:"writableRoots"`       // absolute, or ~/…: see WritableRootPaths
+	DenyCommands        []string `json:"denyCommands"`        // command prefixes never started
+	DenyBuiltinCommands bool     `json:"denyBuiltinCommands"` // the builtin denied list is in force
+	AllowCommands       []string `json:"allowCommands"`       // command prefixes approval does not ask about
+	Approval            string   `json:"approval"`            // auto, edits, ask
+	Sandbox             string   `json:"sandbox"`             // off, workspace
+	RedactSecrets       bool     `json:"redactSecrets"`
 }
+
+// Approval modes and sandbox settings, as the file spells them.
+const (
+	ApprovalAuto  = "auto"
+	ApprovalEdits = "edits"
+	ApprovalAsk   = "ask"
+
+	SandboxOff       = "off"
+	SandboxWorkspace = "workspace"
+)
 
 // Error is an unusable configuration: the file (or variable), and where.
 type Error struct {

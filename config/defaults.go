@@ -19,6 +19,13 @@ func Default() Config {
 		MaxAuditFailures:     5,
 		AuditCommands:        DefaultAuditCommands(),
 		SessionRetentionDays: 30,
+		WritableRoots:        []string{},
+		DenyCommands:         []string{},
+		DenyBuiltinCommands:  true,
+		AllowCommands:        []string{},
+		Approval:             ApprovalAuto,
+		Sandbox:              SandboxOff,
+		RedactSecrets:        true,
 	}
 }
 
