@@ -2,9 +2,13 @@ package audit
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"os/exec"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -152,7 +156,58 @@ func (t commandTool) Run(ctx context.Context, env *tools.Env, input string) tool
 		return tools.Result{Tool: tools.Command, Summary: command, Command: command, ExitCode: -1,
 			Output: "Refused: " + why}
 	}
-	return tools.RunArgs(ctx, env, command, prepare(argv), auditEnv)
+	extra := auditEnv
+	if key, _ := commandKey(argv); key == "git" {
+		// GIT_OPTIONAL_LOCKS=0 keeps git status from refreshing the
+		// index, but not git diff: git gets a copy of the index to
+		// refresh, and the repository's own is never written.
+		index, cleanup, err := indexCopy(ctx, env.Dir)
+		if err != nil {
+			return tools.Result{Tool: tools.Command, Summary: command, Command: command, ExitCode: -1,
+				Output: fmt.Sprintf("Error: cannot prepare a copy of the git index for a read-only run: %v.", err)}
+		}
+		defer cleanup()
+		if index != "" {
+			extra = append(slices.Clone(extra), "GIT_INDEX_FILE="+index)
+		}
+	}
+	return tools.RunArgs(ctx, env, command, prepare(argv), extra)
+}
+
+// indexCopy copies the index of the repository holding dir to a temporary
+// file and returns its path ("" outside a repository, or when there is no
+// index yet) and how to remove it.
+func indexCopy(ctx context.Context, dir string) (path string, cleanup func(), err error) {
+	cleanup = func() {}
+	git := exec.CommandContext(ctx, "git", "rev-parse", "--git-path", "index")
+	git.Dir = dir
+	git.Env = append(os.Environ(), auditEnv...)
+	out, err := git.Output()
+	if err != nil {
+		return "", cleanup, nil // not a repository (or no git): nothing to protect
+	}
+	index := strings.TrimSpace(string(out))
+	if !filepath.IsAbs(index) {
+		index = filepath.Join(dir, index)
+	}
+	data, err := os.ReadFile(index)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", cleanup, nil
+	}
+	if err != nil {
+		return "", cleanup, err
+	}
+	tmp, err := os.MkdirTemp("", "dev-audit-index-")
+	if err != nil {
+		return "", cleanup, err
+	}
+	cleanup = func() { _ = os.RemoveAll(tmp) }
+	path = filepath.Join(tmp, "index")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		cleanup()
+		return "", func() {}, err
+	}
+	return path, cleanup, nil
 }
 
 // doneTool is DONE documented for the auditor: its input is the report.
