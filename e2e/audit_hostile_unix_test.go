@@ -80,8 +80,8 @@ func TestHostileAuditCommands(t *testing.T) {
 		{command: `go vet .`, want: ran},
 		{command: `go build .`, want: ran}, // a main package: no binary may be left behind
 		{command: `go test -count=1 .`, want: ran},
-		{command: `pytest -q`, want: ran, needs: "pytest"}, // no .pytest_cache, no __pycache__
-		{command: `python -m pytest -q`, want: ran, needs: "python"},
+		{command: `pytest -q`, want: ran, needs: "pytest"},           // no .pytest_cache, no __pycache__
+		{command: `python -m pytest -q`, want: ran, needs: "pytest"}, // python and its pytest module
 		{command: `make test`, want: ran, needs: "make"},
 		{command: `cat 'victim.txt'`, want: ran},
 		{command: `wc -l *.go`, want: ran},
