@@ -276,10 +276,10 @@ func word(src string, w *syntax.Word) wordInfo {
 	out := wordInfo{Word: Word{Raw: src[w.Pos().Offset():w.End().Offset()], Static: true}, expandable: true}
 	var b strings.Builder
 	dynamic := func(why string, raw string) {
-		if out.Static {
-			out.Static, out.why = false, why
+		if out.Static || out.expandable { // name the first reason a file system cannot settle
+			out.why = why
 		}
-		out.expandable = false
+		out.Static, out.expandable = false, false
 		b.WriteString(raw)
 	}
 	for i, part := range w.Parts {

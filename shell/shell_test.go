@@ -304,3 +304,17 @@ func TestFields(t *testing.T) {
 		}
 	}
 }
+
+func TestFieldsNamesTheExpansionItCannotDo(t *testing.T) {
+	t.Parallel()
+	// A glob then an extended glob (no operator character in sight): the
+	// extended glob is what Fields cannot expand, so it is named.
+	_, special, err := Fields(`ls *+(x)`, t.TempDir(), "/h")
+	if err != nil || !strings.Contains(special, "extended glob") {
+		t.Errorf("special %q err %v, want the extended glob named", special, err)
+	}
+	s, _ := Parse(`ls *"$(date)"`)
+	if w := s.Commands[0].Words[1]; w.Static {
+		t.Errorf("word %+v is static", w)
+	}
+}
