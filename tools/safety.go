@@ -48,3 +48,29 @@ func (r Result) refuse(msg string) Result {
 	r.Output = "Refused: " + msg
 	return r
 }
+
+// Masked returns r with mask (e.g. redact.Redactor.Redact) applied to all
+// its text that leaves dev: output, summary, attribute values, command and
+// files. The loop calls it once on every result, before the result is
+// emitted, stored or sent, so that all of them see the same text.
+func (r Result) Masked(mask func(string) string) Result {
+	if mask == nil {
+		return r
+	}
+	r.Output, r.Summary, r.Command = mask(r.Output), mask(r.Summary), mask(r.Command)
+	if r.Attrs != nil {
+		attrs := make([][2]string, len(r.Attrs))
+		for i, a := range r.Attrs {
+			attrs[i] = [2]string{a[0], mask(a[1])}
+		}
+		r.Attrs = attrs
+	}
+	if r.Files != nil {
+		files := make([]string, len(r.Files))
+		for i, f := range r.Files {
+			files[i] = mask(f)
+		}
+		r.Files = files
+	}
+	return r
+}
