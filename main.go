@@ -39,6 +39,9 @@ const exitCodesHelp = `EXIT CODES:
    130  interrupted`
 
 func main() {
+	if code, ok := sandboxHelper(os.Args); ok {
+		os.Exit(code)
+	}
 	stopProfiles := startProfiles(os.Getenv)
 	intr := newInterrupts()
 	signals := make(chan os.Signal, 2)

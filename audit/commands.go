@@ -2,24 +2,27 @@ package audit
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/devagent/dev/shell"
 	"github.com/devagent/dev/textfmt"
 	"github.com/devagent/dev/tools"
 )
 
-// shellOperators are refused anywhere in a command: each could chain,
-// redirect or substitute another command behind an allowed prefix.
-const shellOperators = ";&|<>$`\n\r"
+// auditEnv is added to the environment of the auditor's commands: git
+// takes no optional locks, so `git status` does not rewrite .git/index,
+// and Python writes no .pyc files into the workspace.
+var auditEnv = []string{"GIT_OPTIONAL_LOCKS=0", "PYTHONDONTWRITEBYTECODE=1"}
 
-// refusedOptions name an output file or run another program, so an allowed
-// command could write to the workspace or run anything (`git diff
-// --output=x`, `go test -exec 'rm -rf'`, `go vet -vettool=…`, `tree -o x`).
-// Options with a value attached (`--output=x`, `-exec=x`) are refused too.
-var refusedOptions = []string{"-o", "--output", "-exec", "--exec", "-toolexec", "--toolexec", "-vettool", "--vettool", "--ext-diff", "--open-files-in-pager", "-O"}
-
-// policy decides which commands the auditor may run.
+// policy decides which commands the auditor may run, and how.
 type policy struct {
 	prefixes [][]string // allowed command prefixes, as words
 }
@@ -27,57 +30,62 @@ type policy struct {
 func newPolicy(allowed []string) policy {
 	var p policy
 	for _, a := range allowed {
-		if words := strings.Fields(a); len(words) > 0 {
+		// The configuration is read by the same splitter as the commands,
+		// so a quoted prefix means what it says.
+		words, _, err := shell.Words(a)
+		if err != nil || len(words) == 0 {
+			words = strings.Fields(a)
+		}
+		if len(words) > 0 {
 			p.prefixes = append(p.prefixes, words)
 		}
 	}
 	return p
 }
 
-// refusal says why command may not run, or "" when it may.
-func (p policy) refusal(command string) string {
-	if i := strings.IndexAny(command, shellOperators); i >= 0 {
-		op := command[i : i+1]
-		if op == "\n" || op == "\r" {
-			op = "a line break"
-		} else {
-			op = "`" + op + "`"
-		}
-		return fmt.Sprintf("the command contains %s. The audit runs one read-only command at a time, without shell operators, redirection or substitution.", op)
+// check splits command into the argument vector it runs as in dir (never
+// through a shell, so quoting cannot hide an option; globs, braces and a
+// tilde are expanded as sh would), or says why it may not run: shell
+// syntax, a command outside the allowlist, or an option that writes files
+// or runs programs. Options are checked after expansion, so a file named
+// like an option cannot smuggle one in.
+func (p policy) check(command, dir string) (argv []string, why string) {
+	home, _ := os.UserHomeDir()
+	words, special, err := shell.Fields(command, dir, home)
+	switch {
+	case err != nil:
+		return nil, fmt.Sprintf("%v. The audit runs one plain command: a program and its arguments.", err)
+	case special != "":
+		return nil, fmt.Sprintf("the command contains %s. The audit runs one read-only command at a time, as plain words, without shell operators, redirection, variables or substitution.", special)
+	case len(words) == 0:
+		return nil, "the command is empty."
 	}
-	words := strings.Fields(command)
-	if !p.allows(words) {
-		return fmt.Sprintf("%q is not an allowed audit command. Allowed commands start with: %s.", strings.Join(words, " "), p.list())
+	prefix := p.match(words)
+	if prefix == nil {
+		return nil, fmt.Sprintf("%q is not an allowed audit command. Allowed commands start with: %s.", strings.Join(words, " "), p.list())
 	}
-	for _, w := range words[1:] {
-		for _, opt := range refusedOptions {
-			// A long option also matches its longer spellings (--output-dir).
-			if w == opt || strings.HasPrefix(w, opt+"=") || (strings.HasPrefix(opt, "--") && strings.HasPrefix(w, opt)) {
-				return fmt.Sprintf("the option %s could write files or run other programs; the audit is read-only.", w)
-			}
-		}
+	if why := refusedOption(words, len(prefix)); why != "" {
+		return nil, why
 	}
-	return ""
+	return words, ""
 }
 
-// allows matches whole words, so `cat` allows `cat a.txt` but not `catastrophe`.
-func (p policy) allows(words []string) bool {
+// refusal says why command may not run in the current directory, or ""
+// when it may.
+func (p policy) refusal(command string) string {
+	_, why := p.check(command, ".")
+	return why
+}
+
+// match returns the allowed prefix words start with, whole words only, so
+// that `cat` allows `cat a.txt` but not `catastrophe`.
+func (p policy) match(words []string) []string {
 	for _, prefix := range p.prefixes {
-		if len(words) < len(prefix) {
-			continue
-		}
-		match := true
-		for i, w := range prefix {
-			if words[i] != w {
-				match = false
-				break
-			}
-		}
-		if match {
-			return true
+		if len(words) >= len(prefix) && slices.Equal(words[:len(prefix)], prefix) {
+			return prefix
 		}
 	}
-	return false
+	return nil
 }
 
 func (p policy) list() string {
@@ -88,8 +96,41 @@ func (p policy) list() string {
 	return strings.Join(names, ", ")
 }
 
-// commandTool is COMMAND restricted by the policy; allowed commands run
-// through the worker's COMMAND (same runner, timeouts and output caps).
+// prepare adjusts an allowed command so that it leaves the workspace as it
+// was: pytest keeps no cache (.pytest_cache), and `go build` of a main
+// package writes its binary nowhere instead of into the directory.
+func prepare(argv []string) []string {
+	key, at := commandKey(argv)
+	var extra []string
+	switch key {
+	case "pytest":
+		extra = []string{"-p", "no:cacheprovider"}
+	case "go build":
+		extra = []string{"-o", os.DevNull}
+	default:
+		return argv
+	}
+	out := slices.Clone(argv[:at])
+	out = append(out, extra...)
+	return append(out, argv[at:]...)
+}
+
+// commandKey names the command for the option table (`go test`, `git`,
+// `pytest`), and says where its own arguments start.
+func commandKey(argv []string) (key string, at int) {
+	base := strings.TrimSuffix(path.Base(strings.ReplaceAll(argv[0], `\`, "/")), ".exe")
+	switch {
+	case base == "go" && len(argv) > 1:
+		return "go " + argv[1], 2
+	case strings.HasPrefix(base, "python") && len(argv) > 2 && argv[1] == "-m":
+		return argv[2], 3
+	}
+	return base, 1
+}
+
+// commandTool is COMMAND restricted by the policy. Allowed commands run as
+// argument vectors through the worker's command runner (same process
+// group handling, timeouts, output caps and sandbox), after the deny rules.
 type commandTool struct {
 	policy policy
 }
@@ -101,7 +142,8 @@ func (t commandTool) Doc() tools.Doc {
 		Name: tools.Command,
 		Description: "Runs one read-only command in the working directory and returns its exit code and output.\n" +
 			"Allowed commands start with: " + t.policy.list() + ".\n" +
-			"Refused: shell operators (; & | < > $ ` and line breaks) and options that write files or run other programs.",
+			"The command is split into words and run without a shell: no shell operators (; & | < > $ ` and line breaks), variables or substitutions; globs work. " +
+			"Options that write files or run other programs are refused.",
 		Example: "git diff",
 	}
 }
@@ -110,11 +152,63 @@ func (commandTool) Check(input string) error { return tools.CommandTool{}.Check(
 
 func (t commandTool) Run(ctx context.Context, env *tools.Env, input string) tools.Result {
 	command := tools.CommandText(input)
-	if why := t.policy.refusal(command); why != "" {
+	argv, why := t.policy.check(command, env.Dir)
+	if why != "" {
 		return tools.Result{Tool: tools.Command, Summary: command, Command: command, ExitCode: -1,
 			Output: "Refused: " + why}
 	}
-	return tools.CommandTool{}.Run(ctx, env, input)
+	extra := auditEnv
+	if key, _ := commandKey(argv); key == "git" {
+		// GIT_OPTIONAL_LOCKS=0 keeps git status from refreshing the
+		// index, but not git diff: git gets a copy of the index to
+		// refresh, and the repository's own is never written.
+		index, cleanup, err := indexCopy(ctx, env.Dir)
+		if err != nil {
+			return tools.Result{Tool: tools.Command, Summary: command, Command: command, ExitCode: -1,
+				Output: fmt.Sprintf("Error: cannot prepare a copy of the git index for a read-only run: %v.", err)}
+		}
+		defer cleanup()
+		if index != "" {
+			extra = append(slices.Clone(extra), "GIT_INDEX_FILE="+index)
+		}
+	}
+	return tools.RunArgs(ctx, env, command, prepare(argv), extra)
+}
+
+// indexCopy copies the index of the repository holding dir to a temporary
+// file and returns its path ("" outside a repository, or when there is no
+// index yet) and how to remove it.
+func indexCopy(ctx context.Context, dir string) (path string, cleanup func(), err error) {
+	cleanup = func() {}
+	git := exec.CommandContext(ctx, "git", "rev-parse", "--git-path", "index")
+	git.Dir = dir
+	git.Env = append(os.Environ(), auditEnv...)
+	out, err := git.Output()
+	if err != nil {
+		return "", cleanup, nil // not a repository (or no git): nothing to protect
+	}
+	index := strings.TrimSpace(string(out))
+	if !filepath.IsAbs(index) {
+		index = filepath.Join(dir, index)
+	}
+	data, err := os.ReadFile(index)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", cleanup, nil
+	}
+	if err != nil {
+		return "", cleanup, err
+	}
+	tmp, err := os.MkdirTemp("", "dev-audit-index-")
+	if err != nil {
+		return "", cleanup, err
+	}
+	cleanup = func() { _ = os.RemoveAll(tmp) }
+	path = filepath.Join(tmp, "index")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		cleanup()
+		return "", func() {}, err
+	}
+	return path, cleanup, nil
 }
 
 // doneTool is DONE documented for the auditor: its input is the report.

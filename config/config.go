@@ -22,6 +22,17 @@ type Config struct {
 	SessionRetentionDays int      `json:"sessionRetentionDays"`
 	Temperature          *float64 `json:"temperature,omitempty"`
 	MaxTokens            *int     `json:"maxTokens,omitempty"`
+
+	// Safety (SPEC §13).
+	WritableRoots       []string `json:"writableRoots"`       // absolute, or ~/…: see WritableRootPaths
+	DenyCommands        []string `json:"denyCommands"`        // command prefixes never started
+	DenyBuiltinCommands bool     `json:"denyBuiltinCommands"` // the builtin denied list is in force
+	AllowCommands       []string `json:"allowCommands"`       // command prefixes approval does not ask about
+	Approval            string   `json:"approval"`            // auto, edits, ask
+	Sandbox             string   `json:"sandbox"`             // off, workspace
+	RedactSecrets       bool     `json:"redactSecrets"`
+
+	// Model tuning (SPEC §14).
 	// Thinking is how much a reasoning model should think: auto (send
 	// nothing), off, low, medium or high, sent in the server's dialect.
 	Thinking string `json:"thinking"`
@@ -31,9 +42,20 @@ type Config struct {
 	// (after DEV_PROFILE and --profile), "" for none.
 	Profiles map[string]Profile `json:"profiles"`
 	Profile  string             `json:"profile"`
+
 	// Prices are USD per million tokens, by model (SPEC §16).
 	Prices map[string]Price `json:"prices"`
 }
+
+// Approval modes and sandbox settings, as the file spells them.
+const (
+	ApprovalAuto  = "auto"
+	ApprovalEdits = "edits"
+	ApprovalAsk   = "ask"
+
+	SandboxOff       = "off"
+	SandboxWorkspace = "workspace"
+)
 
 // Price is what a model's tokens cost, in USD per million.
 type Price struct {

@@ -8,9 +8,12 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/devagent/dev/guard"
 )
 
 // Load reads dir/config.json, creating it with defaults (mode 0600, and the
@@ -249,6 +252,11 @@ func parse(path string, data []byte) (*file, error) {
 	if f.cfg.AuditCommands == nil {
 		f.cfg.AuditCommands = DefaultAuditCommands()
 	}
+	for _, list := range []*[]string{&f.cfg.WritableRoots, &f.cfg.DenyCommands, &f.cfg.AllowCommands} {
+		if *list == nil {
+			*list = []string{}
+		}
+	}
 	return f, nil
 }
 
@@ -303,6 +311,8 @@ func describeType(t reflect.Type) string {
 		return "an array of strings"
 	case reflect.Map:
 		return "an object"
+	case reflect.Bool:
+		return "true or false"
 	}
 	return t.String()
 }
@@ -404,7 +414,50 @@ func validate(c *Config) (key, reason string) {
 			return "auditCommands", fmt.Sprintf("entry %d is empty (it would allow every command)", i+1)
 		}
 	}
+	return validateSafety(c)
+}
+
+// validateSafety checks the keys of SPEC §13.
+func validateSafety(c *Config) (key, reason string) {
+	switch c.Approval {
+	case ApprovalAuto, ApprovalEdits, ApprovalAsk:
+	default:
+		return "approval", fmt.Sprintf("must be %q, %q or %q, got %q", ApprovalAuto, ApprovalEdits, ApprovalAsk, c.Approval)
+	}
+	switch c.Sandbox {
+	case SandboxOff, SandboxWorkspace:
+	default:
+		return "sandbox", fmt.Sprintf("must be %q or %q, got %q", SandboxOff, SandboxWorkspace, c.Sandbox)
+	}
+	for i, root := range c.WritableRoots {
+		if !filepath.IsAbs(root) && root != "~" && !strings.HasPrefix(root, "~/") && !strings.HasPrefix(root, `~\`) {
+			return "writableRoots", fmt.Sprintf("entry %d must be an absolute path or start with ~/, got %q", i+1, root)
+		}
+	}
+	for _, l := range []struct {
+		key  string
+		list []string
+	}{{"denyCommands", c.DenyCommands}, {"allowCommands", c.AllowCommands}} {
+		for i, p := range l.list {
+			if _, err := guard.PrefixWords(p); err != nil {
+				return l.key, fmt.Sprintf("entry %d: %v", i+1, err)
+			}
+		}
+	}
 	return "", ""
+}
+
+// WritableRootPaths are the writableRoots as absolute, clean paths, with
+// a leading ~ replaced by home.
+func (c Config) WritableRootPaths(home string) []string {
+	out := make([]string, 0, len(c.WritableRoots))
+	for _, r := range c.WritableRoots {
+		if r == "~" || strings.HasPrefix(r, "~/") || strings.HasPrefix(r, `~\`) {
+			r = filepath.Join(home, r[1:])
+		}
+		out = append(out, filepath.Clean(r))
+	}
+	return out
 }
 
 func isHTTPURL(s string) bool {

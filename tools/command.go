@@ -48,6 +48,9 @@ func (t CommandTool) Run(ctx context.Context, env *Env, input string) Result {
 	if err := t.Check(input); err != nil {
 		return Result{Tool: Command, ExitCode: -1}.fail(err.Error())
 	}
+	if err := env.CheckCommand(command); err != nil {
+		return RefusedCommand(command, err)
+	}
 	return newRunner(env).run(ctx, command)
 }
 

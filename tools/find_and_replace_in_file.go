@@ -101,6 +101,12 @@ func (FindAndReplaceTool) Run(ctx context.Context, env *Env, input string) Resul
 	disp := display(env.Dir, abs)
 	r.Summary = disp
 	r.Attrs = [][2]string{{"path", disp}}
+	if why := writeRefusal(env, abs); why != "" {
+		return r.refuse(why)
+	}
+	if why := redactedRefusal(disp, e.replace); why != "" {
+		return r.refuse(why)
+	}
 	info, err := os.Stat(abs)
 	switch {
 	case err != nil:

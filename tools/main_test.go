@@ -3,16 +3,25 @@ package tools
 import (
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/devagent/dev/sandbox"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")
 
 func TestMain(m *testing.M) {
+	// The test binary is the sandbox helper of the sandboxed tests, as dev is.
+	if sandbox.IsHelper(os.Args) {
+		err := sandbox.Exec(os.Args[2:])
+		fmt.Fprintln(os.Stderr, "sandbox helper:", err)
+		os.Exit(126)
+	}
 	goleak.VerifyTestMain(m)
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -22,9 +23,32 @@ func shellCommand(command string) *exec.Cmd {
 	return cmd
 }
 
+// programCommand runs a program with its arguments, without a shell. `dir`
+// is no program on Windows but a builtin of cmd.exe, so it runs there; its
+// arguments are quoted for cmd, and a caller that runs words without a
+// shell has already refused the characters cmd would act on.
+func programCommand(argv []string) *exec.Cmd {
+	if strings.EqualFold(argv[0], "dir") {
+		if _, err := exec.LookPath(argv[0]); err != nil {
+			quoted := make([]string, len(argv))
+			for i, a := range argv {
+				quoted[i] = syscall.EscapeArg(a)
+			}
+			cmd := shellCommand(strings.Join(quoted, " "))
+			return cmd
+		}
+	}
+	return exec.Command(argv[0], argv[1:]...)
+}
+
 func shellName() string { return "cmd /C" }
 
 // forcedHow says how a background process was stopped: Windows has no TERM.
 func forcedHow(time.Duration) string {
 	return "its process tree was ended (taskkill /T /F)"
 }
+
+// posixShell: cmd.exe lines are not POSIX shell. The deny rules still read
+// them as shell (a denied program is named the same way), but a line the
+// shell reader cannot parse is not refused for that alone.
+const posixShell = false

@@ -36,18 +36,24 @@ var nonInteractive = []string{
 	"npm_config_yes=true",
 }
 
-// startProcess runs command through the platform shell in dir, in its own
-// process group without a terminal, stdin empty, stdout and stderr into one
-// bgproc output (so that their order is kept) mirrored to out until the
-// command is handed to the background.
-func startProcess(dir, command string, out *output) (*bgproc.Process, error) {
-	cmd := shellCommand(command)
+// startProcess starts cmd (the platform shell with a command line, or a
+// program with its arguments) in dir, in its own process group without a
+// terminal, stdin empty, stdout and stderr into one bgproc output (so that
+// their order is kept) mirrored to out until the command is handed to the
+// background. extraEnv is added to the environment; a sandbox, when given,
+// confines the process and everything it starts.
+func startProcess(dir string, cmd *exec.Cmd, extraEnv []string, sandbox Sandbox, out *output) (*bgproc.Process, error) {
 	cmd.Dir = dir
 	// exec keeps the last value of a repeated variable, so these win.
-	cmd.Env = append(os.Environ(), nonInteractive...)
+	cmd.Env = append(append(os.Environ(), nonInteractive...), extraEnv...)
 	// The command is finished when the shell exits, even if a child it left
 	// in the background still holds the pipe: Wait stops reading then.
 	cmd.WaitDelay = pipeGrace
+	if sandbox != nil {
+		if err := sandbox.Wrap(cmd); err != nil {
+			return nil, err
+		}
+	}
 	return bgproc.Start(cmd, out)
 }
 
@@ -60,24 +66,41 @@ type runner struct {
 	timeout    time.Duration
 	grace      time.Duration
 	background Background // nil: commands past the timeout are stopped
+	sandbox    Sandbox    // nil: not confined
 }
 
 func newRunner(env *Env) *runner {
-	r := &runner{dir: env.Dir, outputDir: env.OutputDir, timeout: env.CommandTimeout, grace: killGrace, background: env.Background}
+	r := &runner{dir: env.Dir, outputDir: env.OutputDir, timeout: env.CommandTimeout, grace: killGrace, background: env.Background, sandbox: env.Sandbox}
 	if r.timeout <= 0 {
 		r.timeout = defaultCommandTimeout
 	}
 	return r
 }
 
+// run runs a command line through the platform shell.
 func (r *runner) run(ctx context.Context, command string) Result {
+	return r.start(ctx, command, shellCommand(command), nil)
+}
+
+// runArgs runs a program with its arguments, without a shell; command is
+// how the caller wrote it, for the result.
+func (r *runner) runArgs(ctx context.Context, command string, argv, extraEnv []string) Result {
+	if len(argv) == 0 {
+		return Result{Tool: Command, Command: command, ExitCode: -1}.fail("the command is empty.")
+	}
+	return r.start(ctx, command, programCommand(argv), extraEnv)
+}
+
+// start runs cmd in the foreground until it exits, is interrupted, or
+// outlives the timeout.
+func (r *runner) start(ctx context.Context, command string, cmd *exec.Cmd, extraEnv []string) Result {
 	res := Result{Tool: Command, Summary: textfmt.Summary(command, 80), Command: command, ExitCode: -1}
 	// exec blames the shell when the directory is missing; name the cause.
 	if info, err := os.Stat(r.dir); r.dir != "" && (err != nil || !info.IsDir()) {
 		return res.fail(fmt.Sprintf("cannot run the command: the working directory %s is missing or not a directory.", r.dir))
 	}
 	out := newOutput(r.outputDir)
-	p, err := startProcess(r.dir, command, out)
+	p, err := startProcess(r.dir, cmd, extraEnv, r.sandbox, out)
 	if err != nil {
 		return res.fail(fmt.Sprintf("cannot start the command: %v.", err))
 	}

@@ -5,9 +5,11 @@ package tools
 
 import (
 	"context"
+	"os/exec"
 	"time"
 
 	"github.com/devagent/dev/bgproc"
+	"github.com/devagent/dev/guard"
 )
 
 // Tool names as the protocol spells them.
@@ -39,6 +41,22 @@ type Env struct {
 	// serves the background-process tools. Nil (e.g. for the audit): such
 	// commands are stopped, and no background process exists.
 	Background Background
+	// Deny holds the denied-command rules (config denyCommands,
+	// denyBuiltinCommands): a command breaking one is never started. Nil
+	// means the builtin list (guard.Builtin).
+	Deny *guard.Deny
+	// WritableRoots are the directories besides Dir that WRITE_FILE and
+	// FIND_AND_REPLACE_IN_FILE may write (config writableRoots), absolute.
+	WritableRoots []string
+	// Sandbox, when set, confines every command the tools start and all
+	// its descendants (config sandbox: workspace).
+	Sandbox Sandbox
+}
+
+// Sandbox confines a command before it starts (a *sandbox.Sandbox): it
+// rewrites cmd so that the program runs under the confinement, or fails.
+type Sandbox interface {
+	Wrap(cmd *exec.Cmd) error
 }
 
 // Background keeps processes running past their foreground command (a

@@ -49,6 +49,12 @@ func (WriteFileTool) Run(_ context.Context, env *Env, input string) Result {
 	r.Summary = disp
 	r.Attrs = [][2]string{{"path", disp}}
 	content := blocks[0].Content
+	if why := writeRefusal(env, abs); why != "" {
+		return r.refuse(why)
+	}
+	if why := redactedRefusal(disp, content); why != "" {
+		return r.refuse(why)
+	}
 	created, err := writeAtomic(abs, []byte(content))
 	if err != nil {
 		return r.fail(fmt.Sprintf("cannot write %s: %s.", disp, fsErr(err)))

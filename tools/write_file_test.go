@@ -99,6 +99,7 @@ func TestWriteFileAbsolutePath(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t, nil)
 	other := filepath.Join(t.TempDir(), "x.txt")
+	env.WritableRoots = []string{filepath.Dir(other)} // outside the working directory (§13)
 	r := runTool(t, WriteFileTool{}, env, other+"\n```\nx\n```")
 	if !r.OK || readFile(t, other) != "x\n" {
 		t.Fatalf("%+v", r)

@@ -1,0 +1,299 @@
+package shell
+
+import (
+	"slices"
+	"strings"
+)
+
+// Commands run other commands: a shell given a command line (`sh -c`,
+// `eval`), or a wrapper given a program and its arguments (`env X=1 cmd`,
+// `nice cmd`, `xargs cmd`, `find -exec cmd {} ;`). inner adds what c runs
+// that way, with Via naming the runner.
+//
+// What the program reads at run time is out of reach: a script file
+// (`sh x.sh`), standard input from a pipe (`echo cmd | sh`), or the
+// arguments xargs reads. A here-document or here-string given to a shell
+// (`sh <<EOF`) is read.
+func (r *reader) inner(c Command, depth int) error {
+	prog := c.Program()
+	if prog == "" {
+		return nil
+	}
+	args := c.Words[1:]
+	switch {
+	case isShell(prog):
+		if line, ok := shellString(args); ok {
+			return r.read(line, prog+" -c", depth+1)
+		}
+		if !hasOperand(args) {
+			for _, rd := range c.Redirects {
+				// The delimiter is all we keep of a here-document; a
+				// here-string is the script itself.
+				if rd.Op == "<<<" {
+					return r.read(rd.Target.Text, prog, depth+1)
+				}
+			}
+		}
+		return nil
+	case prog == "eval":
+		return r.read(joinText(args), "eval", depth+1)
+	case prog == "find":
+		for _, words := range findExecs(args) {
+			if err := r.wrapped(words, "find -exec", depth); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	w, ok := wrappers[prog]
+	if !ok {
+		return nil
+	}
+	rest, line, hasLine := w.skip(args)
+	if hasLine {
+		return r.read(line, prog, depth+1)
+	}
+	if w.joinShell && len(rest) > 0 {
+		return r.read(joinText(rest), prog, depth+1)
+	}
+	if len(rest) == 0 {
+		return nil
+	}
+	return r.wrapped(rest, prog, depth)
+}
+
+// wrapped records a command a wrapper runs, and what it runs in turn.
+func (r *reader) wrapped(words []Word, via string, depth int) error {
+	if depth+1 > maxDepth {
+		return &Error{Line: joinText(words), Via: via, Err: errTooDeep}
+	}
+	c := Command{Words: words, Via: via}
+	r.script.Commands = append(r.script.Commands, c)
+	return r.inner(c, depth+1)
+}
+
+func joinText(words []Word) string {
+	parts := make([]string, len(words))
+	for i, w := range words {
+		parts[i] = w.Text
+	}
+	return strings.Join(parts, " ")
+}
+
+func isShell(prog string) bool {
+	switch prog {
+	case "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "posh", "rbash":
+		return true
+	}
+	return false
+}
+
+// shellString finds the command line of `sh [options] -c LINE [name args]`:
+// -c may sit in a cluster (`-ec`, `-lc`), and -o / -O / +o take a value.
+func shellString(args []Word) (string, bool) {
+	sawC := false
+	for i := 0; i < len(args); i++ {
+		t := args[i].Text
+		switch {
+		case t == "--" || t == "-":
+			i++
+			if sawC && i < len(args) {
+				return args[i].Text, true
+			}
+			return "", false
+		case t == "--rcfile" || t == "--init-file":
+			i++
+		case strings.HasPrefix(t, "--"):
+		case len(t) > 1 && (t[0] == '-' || t[0] == '+'):
+			for _, ch := range t[1:] {
+				switch ch {
+				case 'c':
+					sawC = true
+				case 'o', 'O':
+					i++ // the option's name is the next word
+				}
+			}
+		default:
+			if sawC {
+				return t, true
+			}
+			return "", false
+		}
+	}
+	return "", false
+}
+
+// hasOperand reports whether a shell is given a script file or an operand
+// (then standard input is not its script).
+func hasOperand(args []Word) bool {
+	for i := 0; i < len(args); i++ {
+		t := args[i].Text
+		switch {
+		case t == "--rcfile" || t == "--init-file":
+			i++
+		case strings.HasPrefix(t, "-") || strings.HasPrefix(t, "+"):
+			if !strings.HasPrefix(t, "--") && strings.ContainsAny(t[1:], "oO") {
+				i++
+			}
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+// findExecs returns the commands of find's -exec, -execdir, -ok and -okdir
+// actions, each up to its `;` or `+`.
+func findExecs(args []Word) [][]Word {
+	var out [][]Word
+	for i := 0; i < len(args); i++ {
+		switch args[i].Text {
+		case "-exec", "-execdir", "-ok", "-okdir":
+			j := i + 1
+			for j < len(args) && args[j].Text != ";" && args[j].Text != "+" {
+				j++
+			}
+			if j > i+1 {
+				out = append(out, args[i+1:j])
+			}
+			i = j
+		}
+	}
+	return out
+}
+
+// wrapper describes how a program that runs another one takes its options:
+// the command starts at the first word that is not an option, an option's
+// value, one of the leading operands, or (env) an assignment.
+type wrapper struct {
+	flags    string   // short options with a value (the rest of the word, or the next word)
+	long     []string // long options with a value (as --opt=value, or the next word)
+	operands int      // operands before the command (timeout's duration)
+	assigns  bool     // NAME=value words before the command
+	// line: the short and long options whose value is a whole command
+	// line run by a shell (env -S, su -c, flock -c, script -c).
+	line     string
+	longLine []string
+	// noRun: options after which the wrapper runs nothing (command -v
+	// only prints what a name is).
+	noRun string
+	// joinShell: the remaining words are joined and run by a shell (watch).
+	joinShell bool
+}
+
+// wrappers are the programs whose command is read. Options not listed are
+// taken to have no value; a wrong guess only shifts where the command is
+// thought to start, which makes it match no rule at all.
+var wrappers = map[string]wrapper{
+	"env":     {flags: "uC", long: []string{"--unset", "--chdir"}, assigns: true, line: "S", longLine: []string{"--split-string"}},
+	"command": {noRun: "vV"},
+	"builtin": {},
+	"exec":    {flags: "a"},
+	"nice":    {flags: "n", long: []string{"--adjustment"}},
+	"nohup":   {},
+	"time":    {flags: "fo", long: []string{"--format", "--output"}},
+	"timeout": {flags: "sk", long: []string{"--signal", "--kill-after"}, operands: 1},
+	"stdbuf":  {flags: "ioe", long: []string{"--input", "--output", "--error"}},
+	"setsid":  {},
+	"ionice":  {flags: "cnp", long: []string{"--class", "--classdata", "--pid"}},
+	"taskset": {operands: 1},
+	"xargs":   {flags: "aEdILnPs", long: []string{"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"}},
+	"sudo":    {flags: "CDghpRrTtUu", long: []string{"--close-from", "--chdir", "--group", "--host", "--prompt", "--chroot", "--role", "--type", "--command-timeout", "--other-user", "--user"}},
+	"doas":    {flags: "Cu"},
+	"su":      {flags: "gGsw", long: []string{"--group", "--supp-group", "--shell", "--whitelist-environment"}, line: "c", longLine: []string{"--command", "--session-command"}, operands: -1},
+	"flock":   {flags: "wEn", long: []string{"--timeout", "--conflict-exit-code"}, operands: 1, line: "c", longLine: []string{"--command"}},
+	"script":  {flags: "EIOBTm", long: []string{"--echo", "--log-in", "--log-out", "--log-io", "--log-timing", "--logging-format"}, line: "c", longLine: []string{"--command"}, operands: -1},
+	"watch":   {flags: "dnq", long: []string{"--differences", "--interval", "--equexit"}, joinShell: true},
+	"busybox": {},
+	"strace":  {flags: "abeEIoOpPsSuUX", long: []string{"--output", "--trace", "--signal", "--user"}},
+	"chroot":  {operands: 1},
+	"unshare": {},
+	"nsenter": {flags: "tSG", long: []string{"--target"}},
+}
+
+// skip passes the wrapper's options and leading operands. It returns the
+// command words, or the command line given as an option's value. A
+// negative operands count means the wrapper runs only a command line
+// option (`su -c`, `script -c`): its operands are not a command.
+func (w wrapper) skip(args []Word) (rest []Word, line string, hasLine bool) {
+	operands := w.operands
+	i := 0
+	for ; i < len(args); i++ {
+		t := args[i].Text
+		if t == "--" {
+			i++
+			break
+		}
+		if strings.HasPrefix(t, "--") {
+			name, value, hasValue := strings.Cut(t, "=")
+			switch {
+			case slices.Contains(w.longLine, name):
+				if hasValue {
+					return nil, value, true
+				}
+				if i+1 < len(args) {
+					return nil, args[i+1].Text, true
+				}
+				return nil, "", false
+			case slices.Contains(w.long, name) && !hasValue:
+				i++
+			}
+			continue
+		}
+		if len(t) > 1 && t[0] == '-' && !isDigits(t[1:]) { // `nice -10 cmd`: a number, not options
+			stop := false
+			for j := 1; j < len(t) && !stop; j++ {
+				ch := t[j]
+				switch {
+				case strings.IndexByte(w.noRun, ch) >= 0:
+					return nil, "", false
+				case strings.IndexByte(w.line, ch) >= 0:
+					if j+1 < len(t) {
+						return nil, t[j+1:], true
+					}
+					if i+1 < len(args) {
+						return nil, args[i+1].Text, true
+					}
+					return nil, "", false
+				case strings.IndexByte(w.flags, ch) >= 0:
+					if j+1 == len(t) {
+						i++ // the value is the next word
+					}
+					stop = true
+				}
+			}
+			continue
+		}
+		if len(t) > 1 && t[0] == '-' {
+			continue
+		}
+		if w.assigns && isAssignment(t) {
+			continue
+		}
+		if operands < 0 {
+			continue // an operand of a wrapper that takes no command words
+		}
+		if operands > 0 {
+			operands--
+			continue
+		}
+		break
+	}
+	if operands < 0 || i >= len(args) {
+		return nil, "", false
+	}
+	return args[i:], "", false
+}
+
+func isAssignment(s string) bool {
+	name, _, ok := strings.Cut(s, "=")
+	if !ok || name == "" {
+		return false
+	}
+	for i, c := range name {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,403 @@
+// Package shell reads command lines the way a POSIX shell (bash) would,
+// without running anything. Words splits a line into the arguments a shell
+// would pass to a program and says what in it a shell would act on; Parse
+// finds every simple command a line would start: in pipelines, lists,
+// subshells, functions, `$(…)` and backticks, and in the command lines
+// handed to other programs (`sh -c`, `eval`, `env`, `xargs`, `find -exec`,
+// …). Policies (which commands are denied, allowed or read-only) are the
+// callers'; this package only reads. It is built on mvdan.cc/sh/v3/syntax.
+package shell
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// maxDepth bounds how deeply command lines inside command lines (`sh -c
+// "sh -c '…'"`) are read; deeper nesting is an error, not a blind spot.
+const maxDepth = 8
+
+// Word is one word of a command.
+type Word struct {
+	Raw string // as written, quotes and all
+	// Text is the word after quote removal (quotes and backslashes gone);
+	// expansions and substitutions stay as written ("$HOME", "$(date)").
+	Text string
+	// Static: no expansion, substitution, glob, brace or tilde, so Text is
+	// exactly the argument the program receives.
+	Static bool
+}
+
+// Redirect is a redirection of a command: `2>&1`, `> out.txt`, `<<EOF`.
+type Redirect struct {
+	Fd     string // the descriptor written before the operator ("2"), or ""
+	Op     string // ">", ">>", "<", "&>", ">&", "<<", "<<<", …
+	Target Word   // the file, descriptor or here-string; the here-document's delimiter for << and <<-
+}
+
+// Writes reports whether the redirection opens a file for writing (not a
+// descriptor duplication such as `2>&1`).
+func (r Redirect) Writes() bool {
+	switch r.Op {
+	case ">", ">>", ">|", "&>", "&>>", "<>":
+		return true
+	case ">&":
+		// `>&file` writes a file; `>&2` and `>&-` duplicate or close.
+		t := r.Target.Text
+		return !(t == "-" || isDigits(t))
+	}
+	return false
+}
+
+// Command is a simple command: a program with its arguments.
+type Command struct {
+	Assigns   []Word // NAME=value words before the program
+	Words     []Word // the program, then its arguments; empty for a bare redirection (`> f`)
+	Redirects []Redirect
+	// Via is "" for a command written in the line itself, else what runs
+	// it: "sh -c", "eval", "env", "xargs", "find -exec", … (the innermost).
+	Via string
+}
+
+// Name is the program as written (after quote removal), or "".
+func (c Command) Name() string {
+	if len(c.Words) == 0 {
+		return ""
+	}
+	return c.Words[0].Text
+}
+
+// Program is the base name of the program (`/usr/bin/sudo` → `sudo`), or
+// "" when it is not static (`$(which sudo)`).
+func (c Command) Program() string {
+	if len(c.Words) == 0 || !c.Words[0].Static {
+		return ""
+	}
+	return path.Base(c.Words[0].Text)
+}
+
+// Args is the Text of every word, the program first.
+func (c Command) Args() []string {
+	out := make([]string, len(c.Words))
+	for i, w := range c.Words {
+		out[i] = w.Text
+	}
+	return out
+}
+
+// Func is a shell function defined in the line.
+type Func struct {
+	Name string
+	// ForksItself: its body calls it in a pipeline or in the background, so
+	// every call starts two or more: the shape of a fork bomb.
+	ForksItself bool
+}
+
+// Script is what a command line would run.
+type Script struct {
+	Commands []Command // in the order they are written, outer before inner
+	Funcs    []Func
+}
+
+// Error is a command line that cannot be read as shell.
+type Error struct {
+	Line string // the line (or the nested command line) that failed
+	Via  string // where it was nested ("sh -c", "eval"), or ""
+	Err  error
+}
+
+func (e *Error) Error() string {
+	if e.Via != "" {
+		return fmt.Sprintf("the command line given to %s cannot be read as shell: %v", e.Via, e.Err)
+	}
+	return fmt.Sprintf("the command cannot be read as shell: %v", e.Err)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+var errTooDeep = errors.New("command lines are nested too deeply")
+
+// Parse finds every simple command that line would run. A line that is
+// not valid shell (or nests command lines more than a few levels deep) is
+// an *Error: callers that vet commands must refuse it.
+func Parse(line string) (*Script, error) {
+	s := &Script{}
+	r := reader{script: s}
+	if err := r.read(line, "", 0); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func parseFile(src string) (*syntax.File, error) {
+	return syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+}
+
+// reader collects the commands of one line and of the lines nested in it.
+type reader struct {
+	script *Script
+}
+
+func (r *reader) read(src, via string, depth int) error {
+	if depth > maxDepth {
+		return &Error{Line: src, Via: via, Err: errTooDeep}
+	}
+	f, err := parseFile(src)
+	if err != nil {
+		return &Error{Line: src, Via: via, Err: err}
+	}
+	var nested []Command // read after the walk, so the order stays outer first
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.Stmt:
+			if c, ok := r.stmt(src, x, via); ok {
+				r.script.Commands = append(r.script.Commands, c)
+				nested = append(nested, c)
+			}
+		case *syntax.FuncDecl:
+			if x.Name != nil {
+				r.script.Funcs = append(r.script.Funcs, Func{Name: x.Name.Value, ForksItself: forksItself(x)})
+			}
+		}
+		return true
+	})
+	for _, c := range nested {
+		if err := r.inner(c, depth); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stmt is the simple command of a statement, if it is one.
+func (r *reader) stmt(src string, st *syntax.Stmt, via string) (Command, bool) {
+	c := Command{Via: via}
+	switch x := st.Cmd.(type) {
+	case *syntax.CallExpr:
+		for _, a := range x.Assigns {
+			c.Assigns = append(c.Assigns, assignWord(src, a))
+		}
+		for _, w := range x.Args {
+			c.Words = append(c.Words, word(src, w).Word)
+		}
+		if len(c.Words) == 0 && len(st.Redirs) == 0 {
+			return Command{}, false // only assignments: nothing runs
+		}
+	case *syntax.DeclClause:
+		c.Words = append(c.Words, Word{Raw: x.Variant.Value, Text: x.Variant.Value, Static: true})
+		for _, a := range x.Args {
+			c.Words = append(c.Words, assignWord(src, a))
+		}
+	case nil:
+		if len(st.Redirs) == 0 {
+			return Command{}, false
+		}
+	default:
+		return Command{}, false
+	}
+	for _, rd := range st.Redirs {
+		c.Redirects = append(c.Redirects, redirect(src, rd))
+	}
+	return c, true
+}
+
+func redirect(src string, rd *syntax.Redirect) Redirect {
+	out := Redirect{Op: rd.Op.String()}
+	if rd.N != nil {
+		out.Fd = rd.N.Value
+	}
+	if rd.Word != nil {
+		out.Target = word(src, rd.Word).Word
+	}
+	return out
+}
+
+func assignWord(src string, a *syntax.Assign) Word {
+	raw := src[a.Pos().Offset():a.End().Offset()]
+	w := Word{Raw: raw, Text: raw}
+	if a.Name != nil && a.Value != nil && a.Array == nil && a.Index == nil {
+		v := word(src, a.Value)
+		op := "="
+		if a.Append {
+			op = "+="
+		}
+		w.Text, w.Static = a.Name.Value+op+v.Text, v.Static
+	}
+	return w
+}
+
+// forksItself reports whether a function's body calls the function in a
+// pipeline or in the background.
+func forksItself(fd *syntax.FuncDecl) bool {
+	name := fd.Name.Value
+	calls := func(n syntax.Node) bool {
+		found := false
+		syntax.Walk(n, func(n syntax.Node) bool {
+			if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 && c.Args[0].Lit() == name {
+				found = true
+			}
+			return !found
+		})
+		return found
+	}
+	found := false
+	syntax.Walk(fd.Body, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.BinaryCmd:
+			if (x.Op == syntax.Pipe || x.Op == syntax.PipeAll) && calls(x) {
+				found = true
+			}
+		case *syntax.Stmt:
+			if x.Background && calls(x) {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// wordInfo is a Word and, when it is not static, what makes it so.
+type wordInfo struct {
+	Word
+	why string
+	// expandable: only globs, braces and a tilde make it dynamic, which a
+	// shell expands from the file system and the home directory alone.
+	expandable bool
+}
+
+// word removes quotes the way the shell does and notes what the shell
+// would still expand.
+func word(src string, w *syntax.Word) wordInfo {
+	out := wordInfo{Word: Word{Raw: src[w.Pos().Offset():w.End().Offset()], Static: true}, expandable: true}
+	var b strings.Builder
+	dynamic := func(why string, raw string) {
+		if out.Static || out.expandable { // name the first reason a file system cannot settle
+			out.why = why
+		}
+		out.Static, out.expandable = false, false
+		b.WriteString(raw)
+	}
+	for i, part := range w.Parts {
+		raw := src[part.Pos().Offset():part.End().Offset()]
+		switch x := part.(type) {
+		case *syntax.Lit:
+			if why := unquotedExpansion(x.Value, i == 0); why != "" && out.Static {
+				out.Static, out.why = false, why
+			}
+			b.WriteString(unescape(x.Value, false))
+		case *syntax.SglQuoted:
+			if x.Dollar {
+				dynamic("an ANSI-C quoted string `$'…'`", raw)
+				continue
+			}
+			b.WriteString(x.Value)
+		case *syntax.DblQuoted:
+			if x.Dollar {
+				dynamic("a locale string `$\"…\"`", raw)
+				continue
+			}
+			for _, q := range x.Parts {
+				if l, ok := q.(*syntax.Lit); ok {
+					b.WriteString(unescape(l.Value, true))
+					continue
+				}
+				dynamic(describe(q), src[q.Pos().Offset():q.End().Offset()])
+			}
+		default:
+			dynamic(describe(part), raw)
+		}
+	}
+	out.Text = b.String()
+	return out
+}
+
+// describe names a word part the shell expands.
+func describe(p syntax.WordPart) string {
+	switch x := p.(type) {
+	case *syntax.ParamExp:
+		return "a variable `$`"
+	case *syntax.CmdSubst:
+		if x.Backquotes {
+			return "a command substitution with backquotes"
+		}
+		return "a command substitution `$(…)`"
+	case *syntax.ArithmExp:
+		return "an arithmetic expansion `$((…))`"
+	case *syntax.ProcSubst:
+		return "a process substitution"
+	case *syntax.ExtGlob:
+		return "an extended glob"
+	case *syntax.BraceExp:
+		return "a brace expansion"
+	}
+	return "an expansion"
+}
+
+// unquotedExpansion names what a shell expands in an unquoted literal: a
+// glob, a brace expansion, or a leading tilde. Escaped characters do not
+// count.
+func unquotedExpansion(s string, first bool) string {
+	if first && strings.HasPrefix(s, "~") {
+		return "a tilde `~`"
+	}
+	open := -1
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '\\':
+			i++
+		case '*', '?', '[':
+			return fmt.Sprintf("a glob `%c`", c)
+		case '{':
+			open = i
+		case '}':
+			if open >= 0 && (strings.Contains(s[open:i], ",") || strings.Contains(s[open:i], "..")) {
+				return "a brace expansion `{…}`"
+			}
+		}
+	}
+	return ""
+}
+
+// unescape removes the backslashes a shell removes: all of them outside
+// quotes (a backslash-newline disappears), and inside double quotes only
+// those before $ ` " \ and newline.
+func unescape(s string, inDouble bool) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 == len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		next := s[i+1]
+		if inDouble && !strings.ContainsRune("$`\"\\\n", rune(next)) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		if next != '\n' {
+			b.WriteByte(next)
+		}
+	}
+	return b.String()
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}

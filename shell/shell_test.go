@@ -1,0 +1,320 @@
+package shell
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestWords(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		line    string
+		words   []string
+		special string // "" or a substring of the description
+	}{
+		{line: "git status", words: []string{"git", "status"}},
+		{line: "  go   test  ./... ", words: []string{"go", "test", "./..."}},
+		{line: `go test '-exec=rm -rf src victim.txt --' .`, words: []string{"go", "test", "-exec=rm -rf src victim.txt --", "."}},
+		{line: `git diff '--output=x'`, words: []string{"git", "diff", "--output=x"}},
+		{line: `tree '-o' x`, words: []string{"tree", "-o", "x"}},
+		{line: `git diff --o\utput=x`, words: []string{"git", "diff", "--output=x"}},
+		{line: `git diff "--out"put=x`, words: []string{"git", "diff", "--output=x"}},
+		{line: `grep "a\"b" 'c\d' "e\f"`, words: []string{"grep", `a"b`, `c\d`, `e\f`}},
+		{line: "cat a\\\nb", words: []string{"cat", "ab"}, special: "line break"},
+		{line: `cat 'a b' c\ d`, words: []string{"cat", "a b", "c d"}},
+		{line: `grep "x*" file`, words: []string{"grep", "x*", "file"}},
+		{line: `ls \*.go`, words: []string{"ls", "*.go"}},
+		{line: "", words: nil},
+
+		{line: "cat a; rm a", special: "`;`"},
+		{line: "cat a && rm a", special: "`&`"},
+		{line: "cat a | sh", special: "`|`"},
+		{line: "cat a > b", special: "`>`"},
+		{line: "cat < a", special: "`<`"},
+		{line: "cat $HOME", special: "`$`"},
+		{line: "cat `x`", special: "backquote"},
+		{line: "cat a\nrm a", special: "line break"},
+		{line: "cat a\rrm a", special: "line break"},
+		{line: `grep 'a;b' f`, special: "`;`"}, // quoted operators are refused too
+		{line: "ls *.go", words: []string{"ls", "*.go"}, special: "glob"},
+		{line: "cat ~/.profile", words: []string{"cat", "~/.profile"}, special: "tilde"},
+		{line: "cat {a,b}.go", words: []string{"cat", "{a,b}.go"}, special: "brace"},
+		{line: "X=1 go test", words: []string{"go", "test"}, special: "assignment"},
+		{line: "! go test", words: []string{"go", "test"}, special: "negation"},
+		{line: "(go test)", special: "compound"},
+		{line: "{ go test\n}", special: "line break"},
+		{line: "if true\nthen ls\nfi", special: "line break"},
+		{line: "go test ) x", special: ""}, // error below
+	} {
+		words, special, err := Words(tc.line)
+		if tc.line == "go test ) x" {
+			var se *Error
+			if !errors.As(err, &se) {
+				t.Errorf("Words(%q): err = %v, want a *shell.Error", tc.line, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("Words(%q): %v", tc.line, err)
+			continue
+		}
+		if tc.words != nil && !slices.Equal(words, tc.words) {
+			t.Errorf("Words(%q) = %q, want %q", tc.line, words, tc.words)
+		}
+		if tc.special == "" && special != "" {
+			t.Errorf("Words(%q): special %q, want none", tc.line, special)
+		}
+		if tc.special != "" && !strings.Contains(special, tc.special) {
+			t.Errorf("Words(%q): special %q, want it to contain %q", tc.line, special, tc.special)
+		}
+	}
+}
+
+// commands renders a script's commands as "via: arg arg" lines.
+func commands(s *Script) []string {
+	var out []string
+	for _, c := range s.Commands {
+		line := strings.Join(c.Args(), " ")
+		for _, r := range c.Redirects {
+			line += " " + r.Fd + r.Op + r.Target.Text
+		}
+		if c.Via != "" {
+			line = c.Via + ": " + line
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+func TestParseFindsEveryCommand(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		line string
+		want []string
+	}{
+		{"go test ./...", []string{"go test ./..."}},
+		{"a | b && c || d; e & f", []string{"a", "b", "c", "d", "e", "f"}},
+		{"(a; (b))", []string{"a", "b"}},
+		{"{ a; }", []string{"a"}},
+		{"echo $(a $(b)) `c`", []string{"echo $(a $(b)) `c`", "a $(b)", "b", "c"}},
+		{"x=$(a) y", []string{"y", "a"}},
+		{"x=$(a)", []string{"a"}},
+		{"echo \"$(a)\" ${v:-$(b)}", []string{"echo $(a) ${v:-$(b)}", "a", "b"}},
+		{"diff <(a) >(b)", []string{"diff <(a) >(b)", "a", "b"}},
+		{"if a; then b; elif c; then d; else e; fi", []string{"a", "b", "c", "d", "e"}},
+		{"for i in $(a); do b; done", []string{"a", "b"}},
+		{"while a; do b; done", []string{"a", "b"}},
+		{"case $(a) in x) b;; esac", []string{"a", "b"}},
+		{"f() { a; }; f", []string{"a", "f"}},
+		{"time a", []string{"a"}},
+		{"! a", []string{"a"}},
+		{"export X=$(a)", []string{"export X=$(a)", "a"}},
+		{"cat <<EOF\n$(a)\nEOF", []string{"cat <<EOF", "a"}},
+		{"a > out 2>&1", []string{"a >out 2>&1"}},
+		{"> out", []string{" >out"}},
+
+		{"sh -c 'a; b'", []string{"sh -c a; b", "sh -c: a", "sh -c: b"}},
+		{`bash -lc "a | b"`, []string{"bash -lc a | b", "bash -c: a", "bash -c: b"}},
+		{`bash -o pipefail -c 'a'`, []string{"bash -o pipefail -c a", "bash -c: a"}},
+		{`sh -c "sh -c 'a'"`, []string{"sh -c sh -c 'a'", "sh -c: sh -c a", "sh -c: a"}},
+		{`/bin/sh -e -c 'a' name arg`, []string{"/bin/sh -e -c a name arg", "sh -c: a"}},
+		{`sh script.sh`, []string{"sh script.sh"}},
+		{`bash <<< 'a'`, []string{"bash <<<a", "bash: a"}},
+		{`eval "a; b"`, []string{"eval a; b", "eval: a", "eval: b"}},
+		{`env X=1 -u Y a b`, []string{"env X=1 -u Y a b", "env: a b"}},
+		{`env -S 'a b'`, []string{"env -S a b", "env: a b"}},
+		{`command a`, []string{"command a", "command: a"}},
+		{`command -v a`, []string{"command -v a"}},
+		{`exec -a name a`, []string{"exec -a name a", "exec: a"}},
+		{`nice -n 5 nohup a`, []string{"nice -n 5 nohup a", "nice: nohup a", "nohup: a"}},
+		{`nice -10 a`, []string{"nice -10 a", "nice: a"}},
+		{`timeout -s KILL 5 a`, []string{"timeout -s KILL 5 a", "timeout: a"}},
+		{`timeout --signal=KILL 5s a b`, []string{"timeout --signal=KILL 5s a b", "timeout: a b"}},
+		{`xargs -n1 -I{} a {}`, []string{"xargs -n1 -I{} a {}", "xargs: a {}"}},
+		{`xargs -0 -P 4 a`, []string{"xargs -0 -P 4 a", "xargs: a"}},
+		{`find . -name x -exec a {} \; -execdir b {} +`, []string{"find . -name x -exec a {} ; -execdir b {} +", "find -exec: a {}", "find -exec: b {}"}},
+		{`sudo -u root a`, []string{"sudo -u root a", "sudo: a"}},
+		{`su - root -c 'a'`, []string{"su - root -c a", "su: a"}},
+		{`su root`, []string{"su root"}},
+		{`flock /tmp/l -c 'a'`, []string{"flock /tmp/l -c a", "flock: a"}},
+		{`flock /tmp/l a`, []string{"flock /tmp/l a", "flock: a"}},
+		{`watch -n 1 'a | b'`, []string{"watch -n 1 a | b", "watch: a", "watch: b"}},
+		{`busybox rm x`, []string{"busybox rm x", "busybox: rm x"}},
+		{`X=1 a`, []string{"a"}},
+	} {
+		s, err := Parse(tc.line)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", tc.line, err)
+			continue
+		}
+		if got := commands(s); !slices.Equal(got, tc.want) {
+			t.Errorf("Parse(%q):\n got %q\nwant %q", tc.line, got, tc.want)
+		}
+	}
+}
+
+func TestParseWords(t *testing.T) {
+	t.Parallel()
+	s, err := Parse(`X=1 '/usr/bin/sudo' "$HOME" ~ a\ b "c"d * {x,y} $'\n'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := s.Commands[0]
+	if len(c.Assigns) != 1 || c.Assigns[0].Text != "X=1" || !c.Assigns[0].Static {
+		t.Errorf("assigns = %+v", c.Assigns)
+	}
+	if c.Program() != "sudo" || c.Name() != "/usr/bin/sudo" {
+		t.Errorf("program %q name %q", c.Program(), c.Name())
+	}
+	want := []Word{
+		{Raw: `'/usr/bin/sudo'`, Text: "/usr/bin/sudo", Static: true},
+		{Raw: `"$HOME"`, Text: "$HOME"},
+		{Raw: `~`, Text: "~"},
+		{Raw: `a\ b`, Text: "a b", Static: true},
+		{Raw: `"c"d`, Text: "cd", Static: true},
+		{Raw: `*`, Text: "*"},
+		{Raw: `{x,y}`, Text: "{x,y}"},
+		{Raw: `$'\n'`, Text: `$'\n'`},
+	}
+	if !slices.Equal(c.Words, want) {
+		t.Errorf("words:\n got %+v\nwant %+v", c.Words, want)
+	}
+	if p := (Command{Words: []Word{{Raw: "$x", Text: "$x"}}}).Program(); p != "" {
+		t.Errorf("a dynamic program is named %q", p)
+	}
+}
+
+func TestRedirectWrites(t *testing.T) {
+	t.Parallel()
+	for line, want := range map[string]bool{
+		"a > f": true, "a >> f": true, "a &> f": true, "a >| f": true, "a <> f": true, "a >&f": true,
+		"a 2>&1": false, "a >&2": false, "a >&-": false, "a < f": false, "a <<< s": false, "a <<E\nx\nE": false,
+	} {
+		s, err := Parse(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Commands[0].Redirects[0].Writes(); got != want {
+			t.Errorf("%q writes = %v, want %v", line, got, want)
+		}
+	}
+}
+
+func TestForkBomb(t *testing.T) {
+	t.Parallel()
+	for line, want := range map[string]bool{
+		":(){ :|:& };:":                   true,
+		"bomb() { bomb | bomb & }; bomb":  true,
+		"f() { f & }; f":                  true,
+		"function g { g|g; }; g":          true,
+		"f() { echo hi; }; f":             false,
+		"f() { g | g & }; f":              false,
+		"count() { count; }":              false, // recursion without forking
+		"f() { ls | grep x; }; f | f & f": false, // the function does not call itself
+	} {
+		s, err := Parse(line)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", line, err)
+		}
+		got := false
+		for _, f := range s.Funcs {
+			got = got || f.ForksItself
+		}
+		if got != want {
+			t.Errorf("%q: ForksItself = %v, want %v", line, got, want)
+		}
+	}
+	// Inside sh -c too.
+	s, err := Parse(`bash -c ':(){ :|:& };:'`)
+	if err != nil || len(s.Funcs) != 1 || !s.Funcs[0].ForksItself {
+		t.Errorf("fork bomb in bash -c: %+v %v", s, err)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	t.Parallel()
+	for _, line := range []string{
+		"a )",
+		"if a; then b",
+		"echo 'unterminated",
+		`sh -c 'if'`,
+		`eval "a )"`,
+		strings.Repeat(`sh -c "`, 1) + nest(maxDepth+2) + `"`,
+	} {
+		_, err := Parse(line)
+		var se *Error
+		if !errors.As(err, &se) {
+			t.Errorf("Parse(%q): err = %v, want a *shell.Error", line, err)
+		}
+	}
+	_, err := Parse(`sh -c 'if'`)
+	if err == nil || !strings.Contains(err.Error(), "sh -c") {
+		t.Errorf("a nested error does not say where: %v", err)
+	}
+}
+
+// nest builds n levels of `eval eval … a`, each one a nested command line.
+func nest(n int) string {
+	return strings.Repeat("eval ", n) + "a"
+}
+
+func TestFields(t *testing.T) {
+	t.Parallel()
+	dir, home := t.TempDir(), "/home/someone"
+	for _, name := range []string{"a.go", "b.go", ".hidden.go", "-o"} {
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		line    string
+		want    []string
+		special string
+	}{
+		{line: "wc -l *.go", want: []string{"wc", "-l", "a.go", "b.go"}},
+		{line: "ls .*.go", want: []string{"ls", ".hidden.go"}},
+		{line: "ls *.txt", want: []string{"ls", "*.txt"}},
+		{line: "ls '*.go' \\*.go", want: []string{"ls", "*.go", "*.go"}},
+		{line: "cat ~/x ~", want: []string{"cat", home + "/x", home}},
+		{line: "cat {a,b}.go", want: []string{"cat", "a.go", "b.go"}},
+		{line: "ls *", want: []string{"ls", "-o", "a.go", "b.go"}}, // callers check the fields for options
+		{line: `git diff '--output=x'`, want: []string{"git", "diff", "--output=x"}},
+		{line: "cat $HOME/x", special: "`$`"},
+		{line: "cat \"${x}\"", special: "`$`"},
+		{line: "cat a; ls", special: "`;`"},
+		{line: "X=1 ls", special: "assignment"},
+	} {
+		got, special, err := Fields(tc.line, dir, home)
+		if err != nil {
+			t.Errorf("Fields(%q): %v", tc.line, err)
+			continue
+		}
+		if tc.special != "" {
+			if !strings.Contains(special, tc.special) || got != nil {
+				t.Errorf("Fields(%q) = %q, special %q; want special %q", tc.line, got, special, tc.special)
+			}
+			continue
+		}
+		if special != "" || !slices.Equal(got, tc.want) {
+			t.Errorf("Fields(%q) = %q, special %q; want %q", tc.line, got, special, tc.want)
+		}
+	}
+}
+
+func TestFieldsNamesTheExpansionItCannotDo(t *testing.T) {
+	t.Parallel()
+	// A glob then an extended glob (no operator character in sight): the
+	// extended glob is what Fields cannot expand, so it is named.
+	_, special, err := Fields(`ls *+(x)`, t.TempDir(), "/h")
+	if err != nil || !strings.Contains(special, "extended glob") {
+		t.Errorf("special %q err %v, want the extended glob named", special, err)
+	}
+	s, _ := Parse(`ls *"$(date)"`)
+	if w := s.Commands[0].Words[1]; w.Static {
+		t.Errorf("word %+v is static", w)
+	}
+}
