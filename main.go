@@ -109,7 +109,8 @@ func exitCode(err error) int {
 		return exit.code
 	case errors.As(err, &usage), errors.As(err, &cfgErr),
 		errors.Is(err, sessions.ErrNotFound), errors.Is(err, sessions.ErrInUse),
-		errors.Is(err, sessions.ErrNoSession), errors.Is(err, sessions.ErrBadID):
+		errors.Is(err, sessions.ErrNoSession), errors.Is(err, sessions.ErrBadID),
+		errors.Is(err, app.ErrSandbox):
 		return app.ExitUsage
 	case errors.Is(err, context.Canceled):
 		return app.ExitInterrupted
@@ -157,6 +158,8 @@ dev doctor [--json]          check the model server and say what to change`,
 			&cli.StringFlag{Name: "session", Usage: "continue (or create with this id) the session `UUID`"},
 			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "use `MODEL` (overrides config and DEV_MODEL)"},
 			&cli.StringFlag{Name: "profile", Usage: "use the model profile `NAME` of config.json (overrides DEV_PROFILE)"},
+			&cli.StringFlag{Name: "approval", Usage: "what to ask before doing: `MODE` auto (nothing), edits (commands), ask (commands and file changes)"},
+			&cli.StringFlag{Name: "sandbox", Usage: "`MODE` off, or workspace: commands may write only in the project, temp and caches (Linux Landlock)"},
 			&cli.StringFlag{Name: "cwd", Aliases: []string{"C"}, Usage: "work in `DIR` instead of the current directory"},
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "show full tool outputs and reasoning"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "one line per tool"},
@@ -227,7 +230,8 @@ func (d *devCmd) root(c *cli.Context) error {
 	if !automated && c.Bool("json") {
 		return usagef("--json needs -p: it describes an automated run")
 	}
-	cfgDir, cfg, err := d.loadConfig(config.Flags{Profile: c.String("profile"), Model: c.String("model")})
+	cfgDir, cfg, err := d.loadConfig(config.Flags{Profile: c.String("profile"), Model: c.String("model"),
+		Approval: c.String("approval"), Sandbox: c.String("sandbox")})
 	if err != nil {
 		return err
 	}

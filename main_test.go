@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/devagent/dev/app"
 	"github.com/devagent/dev/config"
 	"github.com/devagent/dev/sessions"
 )
@@ -23,6 +24,7 @@ func TestExitCode(t *testing.T) {
 		{fmt.Errorf("x: %w", sessions.ErrNotFound), 2},
 		{fmt.Errorf("nothing to resume: %w", sessions.ErrNoSession), 2},
 		{sessions.ErrBadID, 2},
+		{fmt.Errorf("sandbox: workspace: %w: kernel too old", app.ErrSandbox), 2},
 		{&exitError{code: 4}, 4},
 		{fmt.Errorf("writing: %w", context.Canceled), 130},
 		{context.Canceled, 130},

@@ -21,10 +21,12 @@ import (
 	"github.com/devagent/dev/compress"
 	"github.com/devagent/dev/config"
 	"github.com/devagent/dev/event"
+	"github.com/devagent/dev/guard"
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/loop"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/prompts"
+	"github.com/devagent/dev/sandbox"
 	"github.com/devagent/dev/sessions"
 	"github.com/devagent/dev/step"
 	"github.com/devagent/dev/textfmt"
@@ -75,6 +77,13 @@ type App struct {
 	window *step.Window
 	bg     *bgproc.Manager
 
+	// The safety layers of SPEC §13, from the settings.
+	deny      *guard.Deny
+	roots     []string            // writableRoots, absolute
+	approvals guard.Approvals     // what must be asked; "always" answers
+	mask      func(string) string // secret redaction; nil when off
+	sandbox   *sandbox.Sandbox    // nil when off; made per session
+
 	// sess is the session worked in, loop works in it; both change with
 	// NewSession, on the caller's goroutine only.
 	sess    *sessions.Session
@@ -112,11 +121,18 @@ func Open(o Options) (*App, error) {
 			a.warn("removing old sessions: " + err.Error())
 		}
 	}
+	if err := a.safety(); err != nil {
+		return nil, err
+	}
 	sess, resumed, err := a.openSession()
 	if err != nil {
 		return nil, err
 	}
 	if err := a.adopt(sess); err != nil {
+		return nil, err
+	}
+	if err := a.confine(); err != nil {
+		a.release()
 		return nil, err
 	}
 	a.bg = bgproc.New(bgproc.Options{
@@ -208,6 +224,10 @@ func (a *App) wire() {
 		OutputDir:      a.store.Dir(a.sess.ID),
 		Ask:            a.opts.Ask,
 		Background:     a.bg,
+		Deny:           a.deny,
+		WritableRoots:  a.roots,
+		Sandbox:        a.sandboxOrNil(),
+		Approve:        a.approve,
 	}
 	thinking := thinkingOf(cfg.Thinking)
 	compactor := &compress.Summarizer{
@@ -227,6 +247,7 @@ func (a *App) wire() {
 		Sink:      a.opts.Sink,
 		Compactor: compactor,
 		Window:    a.window,
+		Mask:      a.mask,
 		Config: loop.Config{
 			Model:             cfg.Model,
 			Temperature:       cfg.Temperature,
@@ -251,7 +272,9 @@ func (a *App) wire() {
 			ExtraBody:   cfg.ExtraBody,
 			// The auditor's commands run where the worker's do, but never
 			// ask and never go to the background.
-			Env:               &tools.Env{Dir: env.Dir, CommandTimeout: env.CommandTimeout, OutputDir: env.OutputDir},
+			Env: &tools.Env{Dir: env.Dir, CommandTimeout: env.CommandTimeout, OutputDir: env.OutputDir,
+				Deny: env.Deny, Sandbox: env.Sandbox},
+			Mask:              a.mask,
 			Commands:          cfg.AuditCommands,
 			MaxRetries:        retries,
 			Sink:              a.opts.Sink,
@@ -355,6 +378,9 @@ func (a *App) NewSession() error {
 	}
 	sess.Profile = a.cfg.Profile
 	if err := a.adopt(sess); err != nil {
+		return err
+	}
+	if err := a.confine(); err != nil {
 		return err
 	}
 	a.wire()

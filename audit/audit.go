@@ -70,6 +70,8 @@ type Auditor struct {
 	MaxRetries int      // consecutive unparseable replies before ErrFormat
 	// Sink receives the audit's steps as events marked event.Auditor.
 	Sink event.Sink
+	// Mask redacts secrets from tool results; nil keeps them as they are.
+	Mask func(string) string
 	// Window is the server's context window; Compactor, when set, keeps a
 	// long audit inside it.
 	Window            *step.Window
@@ -97,6 +99,7 @@ func (a *Auditor) Audit(ctx context.Context, in Input) (result Result, err error
 		System:            prompts.Audit{Dir: a.Env.Dir, Tools: promptTools(registry)}.Render(),
 		Tools:             registry,
 		Env:               a.Env,
+		Mask:              a.Mask,
 		Sink:              a.Sink,
 		MaxRetries:        a.MaxRetries,
 		Window:            a.Window,

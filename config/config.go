@@ -84,8 +84,10 @@ type Profile struct {
 // Flags are the command line's settings, which win over the environment
 // and the file.
 type Flags struct {
-	Profile string // --profile
-	Model   string // --model
+	Profile  string // --profile
+	Model    string // --model
+	Approval string // --approval
+	Sandbox  string // --sandbox
 }
 
 // Thinking levels (config thinking).

@@ -80,9 +80,17 @@ func finish(path string, data []byte, env Env, flags Flags) (Config, []string, e
 		return Config{}, nil, err
 	}
 	sources := applyEnv(&f.cfg, env)
-	if flags.Model != "" {
-		f.cfg.Model = flags.Model
-		sources["model"] = "--model"
+	for _, flag := range []struct {
+		key, name, value string
+		dst              *string
+	}{
+		{"model", "--model", flags.Model, &f.cfg.Model},
+		{"approval", "--approval", flags.Approval, &f.cfg.Approval},
+		{"sandbox", "--sandbox", flags.Sandbox, &f.cfg.Sandbox},
+	} {
+		if flag.value != "" {
+			*flag.dst, sources[flag.key] = flag.value, flag.name
+		}
 	}
 	if key, reason := validate(&f.cfg); key != "" {
 		if name, ok := sources[key]; ok {

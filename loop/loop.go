@@ -73,6 +73,8 @@ type Loop struct {
 	// Window is the context window, shared with the auditor; nil: one of
 	// ContextWindow tokens, kept from run to run.
 	Window *step.Window
+	// Mask redacts secrets from tool results; nil keeps them as they are.
+	Mask func(string) string
 	Config
 }
 
@@ -133,6 +135,7 @@ func (l *Loop) Run(ctx context.Context, sess *sessions.Session, request string) 
 		System:            l.SystemPrompt,
 		Tools:             l.Tools,
 		Env:               l.Env,
+		Mask:              l.Mask,
 		Sink:              l.Sink,
 		MaxRetries:        l.MaxRetries,
 		Window:            l.Window,

@@ -64,7 +64,11 @@ type Conversation struct {
 	System string // the system prompt, sent first in every request
 	Tools  tools.Set
 	Env    *tools.Env
-	Sink   event.Sink
+	// Mask redacts secrets from tool results, once, where they enter the
+	// conversation: the model, the session and every renderer see the same
+	// masked text. Nil keeps results as they are.
+	Mask func(string) string
+	Sink event.Sink
 	// MaxRetries is how many unusable replies in a row are told to the
 	// model before Reject reports the retries exhausted.
 	MaxRetries int
@@ -255,7 +259,7 @@ func (c *Conversation) Act(ctx context.Context, resp parser.Response) (results [
 	for _, call := range resp.Tools {
 		tool, _ := c.Tools.Lookup(call.Name) // checked in Parse
 		c.emit(event.ToolStarted{Agent: c.Agent, Tool: call.Name, Input: call.Input})
-		res := tool.Run(ctx, c.Env, call.Input)
+		res := tool.Run(ctx, c.Env, call.Input).Masked(c.Mask)
 		c.emit(event.ToolFinished{Agent: c.Agent, Input: call.Input, Result: res})
 		results = append(results, res)
 		if res.Done && res.OK {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/devagent/dev/parser"
+	"github.com/devagent/dev/textfmt"
 )
 
 // CommandTool runs a shell command in the working directory.
@@ -50,6 +51,9 @@ func (t CommandTool) Run(ctx context.Context, env *Env, input string) Result {
 	}
 	if err := env.CheckCommand(command); err != nil {
 		return RefusedCommand(command, err)
+	}
+	if v := env.approve(ctx, Action{Tool: Command, Command: command}); !v.Allowed {
+		return Result{Tool: Command, Summary: textfmt.Summary(command, 80), Command: command, ExitCode: -1}.refuse(v.Why)
 	}
 	return newRunner(env).run(ctx, command)
 }

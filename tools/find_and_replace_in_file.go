@@ -127,6 +127,9 @@ func (FindAndReplaceTool) Run(ctx context.Context, env *Env, input string) Resul
 	if !ok {
 		return r.fail(msg)
 	}
+	if v := env.approve(ctx, Action{Tool: FindAndReplace, Path: disp, Abs: abs, Existed: true, Old: string(data), New: out}); !v.Allowed {
+		return r.refuse(v.Why)
+	}
 	if _, err := writeAtomic(abs, []byte(out)); err != nil {
 		return r.fail(fmt.Sprintf("cannot write %s: %s.", disp, fsErr(err)))
 	}

@@ -3,10 +3,10 @@ package tools
 import (
 	"context"
 	"errors"
-	"github.com/devagent/dev/textfmt"
 
 	"github.com/devagent/dev/guard"
 	"github.com/devagent/dev/shell"
+	"github.com/devagent/dev/textfmt"
 )
 
 // CheckCommand returns why a command line may not start under env's deny

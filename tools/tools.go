@@ -51,6 +51,9 @@ type Env struct {
 	// Sandbox, when set, confines every command the tools start and all
 	// its descendants (config sandbox: workspace).
 	Sandbox Sandbox
+	// Approve is asked before a command starts or a file changes (approval
+	// modes); nil approves everything. Refused actions are not done.
+	Approve func(ctx context.Context, a Action) Verdict
 }
 
 // Sandbox confines a command before it starts (a *sandbox.Sandbox): it

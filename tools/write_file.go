@@ -38,7 +38,7 @@ func (WriteFileTool) Check(input string) error {
 }
 
 // Run implements Tool.
-func (WriteFileTool) Run(_ context.Context, env *Env, input string) Result {
+func (WriteFileTool) Run(ctx context.Context, env *Env, input string) Result {
 	p, blocks, err := writeArgs(input)
 	r := Result{Tool: WriteFile, Summary: textfmt.Summary(input, 80)}
 	if err != nil {
@@ -54,6 +54,9 @@ func (WriteFileTool) Run(_ context.Context, env *Env, input string) Result {
 	}
 	if why := redactedRefusal(disp, content); why != "" {
 		return r.refuse(why)
+	}
+	if v := env.approveChange(ctx, WriteFile, disp, abs, content); !v.Allowed {
+		return r.refuse(v.Why)
 	}
 	created, err := writeAtomic(abs, []byte(content))
 	if err != nil {

@@ -1,0 +1,91 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/aymanbagabas/go-udiff"
+
+	"github.com/devagent/dev/guard"
+	"github.com/devagent/dev/tools"
+)
+
+// The approval modes of SPEC §13: whether a command or a file change needs
+// the user's yes is guard's decision; asking (or refusing under -p) is
+// here.
+
+// approve is tools.Env.Approve: it lets through what needs no approval,
+// refuses under -p what would need one, and asks the user otherwise.
+func (a *App) approve(ctx context.Context, act tools.Action) tools.Verdict {
+	command := act.Command != ""
+	need := a.approvals.EditNeedsApproval(act.Abs)
+	what := "this change to " + act.Path
+	if command {
+		need = a.approvals.CommandNeedsApproval(act.Command)
+		what = "the command `" + act.Command + "`"
+	}
+	if !need {
+		return tools.Verdict{Allowed: true}
+	}
+	if a.opts.Automated || a.opts.Ask == nil {
+		return tools.Verdict{Why: fmt.Sprintf("%s needs the user's approval (approval: %s), and in an unattended run (-p) nobody can give it, so it is not allowed. "+
+			"Do without it, or say in your DONE summary what the user should do.", what, a.approvals.Mode)}
+	}
+	answer, err := a.opts.Ask(ctx, question(act))
+	if err != nil {
+		if errors.Is(err, context.Canceled) || ctx.Err() != nil {
+			return tools.Verdict{Why: "the user interrupted the question about " + what + "."}
+		}
+		return tools.Verdict{Why: "the user could not be asked about " + what + ": " + err.Error()}
+	}
+	reply, reason, _ := strings.Cut(strings.TrimSpace(answer), " ")
+	switch strings.ToLower(reply) {
+	case "y", "yes":
+		return tools.Verdict{Allowed: true}
+	case "a", "always":
+		if command {
+			a.approvals.Always.AllowCommand(act.Command)
+		} else {
+			a.approvals.Always.AllowFile(act.Abs)
+		}
+		return tools.Verdict{Allowed: true}
+	}
+	why := "the user did not allow " + what + "."
+	if reason = strings.TrimSpace(reason); reason != "" {
+		why += " Their reason: " + reason
+	}
+	return tools.Verdict{Why: why}
+}
+
+// question shows what the user is asked to allow: the command, or the
+// diff of the change as it will be written.
+func question(act tools.Action) string {
+	if act.Command != "" {
+		return fmt.Sprintf("Run this command?\n  %s\n[y]es, [n]o (a reason may follow: n use make), [a]lways this exact command", strings.ReplaceAll(act.Command, "\n", "\n  "))
+	}
+	old := "a/" + act.Path
+	if !act.Existed {
+		old = "/dev/null"
+	}
+	diff := udiff.Unified(old, "b/"+act.Path, act.Old, act.New)
+	if diff == "" {
+		diff = "(no change to its content)\n"
+	}
+	verb := "Change"
+	if !act.Existed {
+		verb = "Create"
+	}
+	return fmt.Sprintf("%s %s?\n%s[y]es, [n]o (a reason may follow), [a]lways for this file", verb, act.Path, diff)
+}
+
+// newApprovals is the approval policy of the settings; "always" answers
+// last for the process.
+func newApprovals(mode string, allow []string) (guard.Approvals, error) {
+	list, err := guard.NewAllow(allow)
+	if err != nil {
+		return guard.Approvals{}, fmt.Errorf("allowCommands: %w", err)
+	}
+	return guard.Approvals{Mode: guard.Mode(mode), Allow: list, Always: &guard.Always{}}, nil
+}
