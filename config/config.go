@@ -22,6 +22,10 @@ type Config struct {
 	SessionRetentionDays int      `json:"sessionRetentionDays"`
 	Temperature          *float64 `json:"temperature,omitempty"`
 	MaxTokens            *int     `json:"maxTokens,omitempty"`
+	// Tools are the custom tools; MCPServers the MCP servers by name
+	// (SPEC §15).
+	Tools      []CustomTool         `json:"tools"`
+	MCPServers map[string]MCPServer `json:"mcpServers"`
 }
 
 // Error is an unusable configuration: the file (or variable), and where.
