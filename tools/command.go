@@ -48,7 +48,7 @@ func (t CommandTool) Run(ctx context.Context, env *Env, input string) Result {
 	if err := t.Check(input); err != nil {
 		return Result{Tool: Command, ExitCode: -1}.fail(err.Error())
 	}
-	return newRunner(env).run(ctx, command)
+	return newRunner(env).run(ctx, job{tool: Command, command: command, input: input})
 }
 
 // CommandText is the command a COMMAND input holds, as COMMAND runs it.

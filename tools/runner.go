@@ -35,15 +35,31 @@ var nonInteractive = []string{
 	"npm_config_yes=true",
 }
 
-// startProcess runs command through the platform shell in dir, in its own
-// process group without a terminal, stdin empty, stdout and stderr into one
-// bgproc output (so that their order is kept) mirrored to out until the
-// command is handed to the background.
-func startProcess(dir, command string, out *output) (*bgproc.Process, error) {
-	cmd := shellCommand(command)
+// job is one command for the runner: COMMAND's, or a custom tool's.
+type job struct {
+	tool    string // the tool the result is of
+	command string // the shell command
+	// stdin is the command's input ("" for COMMAND: stdin is empty) and env
+	// what is added to its environment.
+	stdin   string
+	env     []string
+	summary string        // for display; "" means the command
+	timeout time.Duration // 0 means the runner's
+	input   string        // the tool's input, for Env.Guard
+}
+
+// startProcess runs the job's command through the platform shell in dir,
+// in its own process group without a terminal, stdin the job's (empty for
+// COMMAND), stdout and stderr into one bgproc output (so that their order
+// is kept) mirrored to out until the command is handed to the background.
+func startProcess(dir string, j job, out *output) (*bgproc.Process, error) {
+	cmd := shellCommand(j.command)
 	cmd.Dir = dir
 	// exec keeps the last value of a repeated variable, so these win.
-	cmd.Env = append(os.Environ(), nonInteractive...)
+	cmd.Env = append(append(os.Environ(), nonInteractive...), j.env...)
+	if j.stdin != "" {
+		cmd.Stdin = strings.NewReader(j.stdin)
+	}
 	// The command is finished when the shell exits, even if a child it left
 	// in the background still holds the pipe: Wait stops reading then.
 	cmd.WaitDelay = pipeGrace
@@ -59,28 +75,42 @@ type runner struct {
 	timeout    time.Duration
 	grace      time.Duration
 	background Background // nil: commands past the timeout are stopped
+	guard      Guard      // nil: everything may run
 }
 
 func newRunner(env *Env) *runner {
-	r := &runner{dir: env.Dir, outputDir: env.OutputDir, timeout: env.CommandTimeout, grace: killGrace, background: env.Background}
+	r := &runner{dir: env.Dir, outputDir: env.OutputDir, timeout: env.CommandTimeout, grace: killGrace, background: env.Background, guard: env.Guard}
 	if r.timeout <= 0 {
 		r.timeout = defaultCommandTimeout
 	}
 	return r
 }
 
-func (r *runner) run(ctx context.Context, command string) Result {
-	res := Result{Tool: Command, Summary: oneLine(command, 80), Command: command, ExitCode: -1}
+func (r *runner) run(ctx context.Context, j job) Result {
+	summary := j.summary
+	if summary == "" {
+		summary = j.command
+	}
+	res := Result{Tool: j.tool, Summary: oneLine(summary, 80), Command: j.command, ExitCode: -1}
+	// SPEC §13 (denied commands, approvals) decides here, for COMMAND and
+	// custom tools alike, before anything starts.
+	if err := r.guard.check(ctx, Action{Tool: j.tool, Command: j.command, Input: j.input}); err != nil {
+		return res.fail(err.Error())
+	}
 	// exec blames the shell when the directory is missing; name the cause.
 	if info, err := os.Stat(r.dir); r.dir != "" && (err != nil || !info.IsDir()) {
 		return res.fail(fmt.Sprintf("cannot run the command: the working directory %s is missing or not a directory.", r.dir))
 	}
+	timeout := r.timeout
+	if j.timeout > 0 {
+		timeout = j.timeout
+	}
 	out := newOutput(r.outputDir)
-	p, err := startProcess(r.dir, command, out)
+	p, err := startProcess(r.dir, j, out)
 	if err != nil {
 		return res.fail(fmt.Sprintf("cannot start the command: %v.", err))
 	}
-	timer := time.NewTimer(r.timeout)
+	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	select {
 	case <-p.Done():
@@ -89,7 +119,7 @@ func (r *runner) run(ctx context.Context, command string) Result {
 		p.Stop(r.grace)
 		return r.stopped(out, res, "Command interrupted by the user; it was stopped (its whole process group).", "")
 	case <-timer.C:
-		return r.timedOut(p, out, res)
+		return r.timedOut(p, out, res, timeout)
 	}
 }
 
@@ -117,7 +147,7 @@ func (r *runner) finished(p *bgproc.Process, out *output, res Result) Result {
 // timedOut decides the fate of a command still running after the timeout:
 // the background manager takes it over, output and all; without one (or
 // when it is shutting down) it is stopped.
-func (r *runner) timedOut(p *bgproc.Process, out *output, res Result) Result {
+func (r *runner) timedOut(p *bgproc.Process, out *output, res Result, timeout time.Duration) Result {
 	if r.background != nil {
 		// From here on the output goes to the manager only: the foreground
 		// record holds bytes [0, seen), the manager serves what follows.
@@ -128,7 +158,7 @@ func (r *runner) timedOut(p *bgproc.Process, out *output, res Result) Result {
 			res.Attrs = append(res.Attrs, [2]string{"background", info.ID})
 			res.Output = fmt.Sprintf("Command still running after %s: it goes on in the background as %s. Output so far:\n%s\n"+
 				"%s %s shows what it prints next and whether it ended; %s %s stops it.",
-				seconds(r.timeout), info.ID, out.String(), ReadBackground, info.ID, KillBackground, info.ID)
+				seconds(timeout), info.ID, out.String(), ReadBackground, info.ID, KillBackground, info.ID)
 			return res
 		}
 		// Not taken (dev is exiting): stop it, keeping what came since.
@@ -138,7 +168,7 @@ func (r *runner) timedOut(p *bgproc.Process, out *output, res Result) Result {
 		p.Stop(r.grace)
 	}
 	return r.stopped(out, res,
-		fmt.Sprintf("Command timed out after %s; it was stopped (its whole process group).", seconds(r.timeout)),
+		fmt.Sprintf("Command timed out after %s; it was stopped (its whole process group).", seconds(timeout)),
 		"Run long-lived processes (servers, watchers) in the background with their output in a file, e.g. `nohup npm run dev > dev.log 2>&1 &`, then read the file; split long jobs into shorter commands.")
 }
 

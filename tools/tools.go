@@ -39,6 +39,31 @@ type Env struct {
 	// serves the background-process tools. Nil (e.g. for the audit): such
 	// commands are stopped, and no background process exists.
 	Background Background
+	// Guard decides whether a command, a custom tool or an MCP call may
+	// start (SPEC §13); nil lets everything run.
+	Guard Guard
+}
+
+// Guard is where SPEC §13's checks (denied commands, approvals) meet the
+// tools: COMMAND and custom tools ask it in the runner, MCP tools before
+// their call, always before anything starts. A non-nil error refuses the
+// action; its message, written for the model, is the failed result.
+type Guard func(ctx context.Context, a Action) error
+
+// Action is a command-like action about to start.
+type Action struct {
+	Tool string // COMMAND, a custom tool's name, or SERVER.TOOL
+	// Command is the shell command that would run (COMMAND, custom
+	// tools); "" for an MCP call.
+	Command string
+	Input   string // the tool's input as the model wrote it
+}
+
+func (g Guard) check(ctx context.Context, a Action) error {
+	if g == nil {
+		return nil
+	}
+	return g(ctx, a)
 }
 
 // Background keeps processes running past their foreground command (a
@@ -56,6 +81,13 @@ type Doc struct {
 	Name        string
 	Description string // markdown, a few lines, limits stated from the code's constants
 	Example     string // an example `## Tool Input` body
+	// Brief, when set, is all the system prompt says of the tool, on one
+	// line after its name (MCP tools: the first sentence of the
+	// description); TOOL_HELP gives the rest on demand.
+	Brief string
+	// Schema is the JSON schema of the input, for tools whose input is a
+	// JSON object (MCP tools); TOOL_HELP shows it.
+	Schema string
 }
 
 // Tool is one protocol tool.
