@@ -13,8 +13,8 @@ import (
 )
 
 // BriefLineMax bounds the line the system prompt gives an MCP tool ("- " +
-// name + ": " + brief): at about 4 characters a token, 25 tokens a tool, so
-// that many servers do not fill the context.
+// name + ": " + brief + newline): at about 4 characters a token, 25 tokens
+// a tool, so that many servers do not fill the context.
 const BriefLineMax = 100
 
 // MCPTool is a tool of an MCP server as a protocol tool named SERVER.TOOL.
@@ -47,7 +47,7 @@ func (m MCPTool) Doc() Doc {
 	return Doc{
 		Name:        name,
 		Description: fmt.Sprintf("Tool %q of the MCP server %q. %s", m.t.Name, m.t.Server, desc),
-		Brief:       brief(m.t.Description, BriefLineMax-len("- : ")-utf8.RuneCountInString(name)),
+		Brief:       brief(m.t.Description, BriefLineMax-len("- : \n")-utf8.RuneCountInString(name)),
 		Schema:      m.t.Schema,
 	}
 }
@@ -69,8 +69,12 @@ func brief(desc string, n int) string {
 		return ""
 	}
 	if utf8.RuneCountInString(s) > n {
-		r := []rune(s)
-		s = strings.TrimRight(string(r[:n-1]), " ,;:") + "…"
+		cut := string([]rune(s)[:n-1])
+		// End on a whole word when one ends near the limit.
+		if i := strings.LastIndexByte(cut, ' '); i >= len(cut)-20 && i > 0 {
+			cut = cut[:i]
+		}
+		s = strings.TrimRight(cut, " ,;:") + "…"
 	}
 	return s
 }

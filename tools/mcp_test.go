@@ -154,7 +154,9 @@ func TestBrief(t *testing.T) {
 		{"Is it there? Yes.", 80, "Is it there?"},
 		{"No full stop", 80, "No full stop"},
 		{"A rather long first sentence that goes on and on, well past the budget.", 30, "A rather long first sentence…"},
+		{"A rather long first sentence that goes on and on, well past the budget.", 40, "A rather long first sentence that goes…"},
 		{"Überlange Beschreibung ohne Ende in Sicht", 10, "Überlange…"},
+		{"Supercalifragilisticexpialidociousandmoreandmoreandmore words", 30, "Supercalifragilisticexpialido…"},
 		{"", 80, ""},
 		{"anything", 1, ""},
 	}
