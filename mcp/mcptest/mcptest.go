@@ -61,7 +61,12 @@ type empty struct{}
 
 // NewServer returns the test server; stdio adds the tools that only make
 // sense in a process of their own (writing garbage, crashing, spawning).
-func NewServer(stdio bool) *sdk.Server {
+func NewServer(stdio bool) *sdk.Server { return newServer(stdio, nil) }
+
+// newServer is NewServer whose blocking tools also return once release is
+// closed: a session's Close waits for the calls it serves, and a call whose
+// cancellation was lost on the way would hold it forever.
+func newServer(stdio bool, release <-chan struct{}) *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "devtest", Version: "1.2.3"}, nil)
 	sdk.AddTool(s, &sdk.Tool{Name: Echo, Description: EchoDescription},
 		func(_ context.Context, _ *sdk.CallToolRequest, in echoIn) (*sdk.CallToolResult, any, error) {
@@ -93,8 +98,12 @@ func NewServer(stdio bool) *sdk.Server {
 		})
 	sdk.AddTool(s, &sdk.Tool{Name: Sleep, Description: "Blocks until cancelled."},
 		func(ctx context.Context, _ *sdk.CallToolRequest, _ empty) (*sdk.CallToolResult, any, error) {
-			<-ctx.Done()
-			return nil, nil, ctx.Err()
+			select {
+			case <-ctx.Done():
+				return nil, nil, ctx.Err()
+			case <-release:
+				return nil, nil, errors.New("the server is closing")
+			}
 		})
 	sdk.AddTool(s, &sdk.Tool{Name: Env, Description: "Shows an environment variable and the working directory."},
 		func(_ context.Context, _ *sdk.CallToolRequest, in envIn) (*sdk.CallToolResult, any, error) {
@@ -146,15 +155,17 @@ const Header = "Authorization"
 // HTTPServer is NewServer(false) served over Streamable HTTP.
 type HTTPServer struct {
 	*httptest.Server
-	mcp *sdk.Server
+	mcp     *sdk.Server
+	release chan struct{}
 }
 
 // NewHTTPServer starts an HTTPServer. With a token, requests without
 // "Authorization: Bearer <token>" get 401.
 func NewHTTPServer(token string) *HTTPServer {
-	s := NewServer(false)
+	release := make(chan struct{})
+	s := newServer(false, release)
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil)
-	return &HTTPServer{mcp: s, Server: httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return &HTTPServer{mcp: s, release: release, Server: httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if token != "" && r.Header.Get(Header) != "Bearer "+token {
 			http.Error(w, "missing or wrong token", http.StatusUnauthorized)
 			return
@@ -166,6 +177,7 @@ func NewHTTPServer(token string) *HTTPServer {
 // Close ends the server's MCP sessions, then the HTTP server, so that no
 // goroutine of it is left behind.
 func (s *HTTPServer) Close() {
+	close(s.release)
 	for ss := range s.mcp.Sessions() {
 		_ = ss.Close()
 	}
