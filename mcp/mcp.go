@@ -33,6 +33,8 @@ type ServerConfig struct {
 	Env     map[string]string
 	URL     string
 	Headers map[string]string
+	// Disabled servers are listed but not started.
+	Disabled bool
 }
 
 // Transport names as Server.Transport reports them.
@@ -99,6 +101,9 @@ func Connect(ctx context.Context, configs []ServerConfig, opts Options) *Set {
 	for i, cfg := range sorted {
 		srv := newServer(cfg, mirror)
 		s.servers[i] = srv
+		if cfg.Disabled {
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -415,5 +416,78 @@ func TestStderrLog(t *testing.T) {
 	}
 	if n := len(l.String()); n != StderrKept {
 		t.Errorf("kept %d bytes, want %d", n, StderrKept)
+	}
+}
+
+func TestFirstSentence(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		desc string
+		n    int
+		want string
+	}{
+		{"Create an issue. Needs a token.", 80, "Create an issue."},
+		{"Create an issue\nin a repository.", 80, "Create an issue"},
+		{"Version 1.2 of the API! Other things.", 80, "Version 1.2 of the API!"},
+		{"Is it there? Yes.", 80, "Is it there?"},
+		{"No full stop", 80, "No full stop"},
+		{"A rather long first sentence that goes on and on, well past the budget.", 30, "A rather long first sentence…"},
+		{"A rather long first sentence that goes on and on, well past the budget.", 40, "A rather long first sentence that goes…"},
+		{"Überlange Beschreibung ohne Ende in Sicht", 10, "Überlange…"},
+		{"Supercalifragilisticexpialidociousandmoreandmoreandmore words", 30, "Supercalifragilisticexpialido…"},
+		{"", 80, ""},
+		{"anything", 1, ""},
+	}
+	for _, tt := range tests {
+		if got := FirstSentence(tt.desc, tt.n); got != tt.want {
+			t.Errorf("FirstSentence(%q, %d) = %q, want %q", tt.desc, tt.n, got, tt.want)
+		}
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// TestWriteReport pins what `dev mcp` shows (testdata/report.golden).
+func TestWriteReport(t *testing.T) {
+	t.Parallel()
+	exe := serverBinary(t)
+	hs := mcptest.NewHTTPServer("secret")
+	defer hs.Close()
+	set := connect(t, Options{},
+		ServerConfig{Name: "local", Command: exe, Args: []string{"noise"}},
+		ServerConfig{Name: "broken", Command: exe, Args: []string{"exit"}},
+		ServerConfig{Name: "remote", URL: hs.URL, Headers: map[string]string{"Authorization": "Bearer secret"}},
+		ServerConfig{Name: "off", Command: "old-server", Disabled: true},
+	)
+	var b strings.Builder
+	if err := WriteReport(&b, set.Servers(), false); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.NewReplacer(exe, "SERVER", hs.URL, "URL").Replace(b.String())
+	golden := filepath.Join("testdata", "report.golden")
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("report differs from %s:\n--- got\n%s\n--- want\n%s", golden, got, want)
+	}
+	if states := []string{set.Servers()[0].State(), set.Servers()[1].State(), set.Servers()[2].State(), set.Servers()[3].State()}; strings.Join(states, ",") != "failed,connected,disabled,connected" {
+		t.Errorf("states = %v", states)
+	}
+	// Verbose adds the server's stderr (a failed server's is complete:
+	// the process has exited).
+	var verbose strings.Builder
+	if err := WriteReport(&verbose, set.Servers()[:1], true); err != nil || !strings.HasSuffix(verbose.String(), "\n  stderr:\n    fatal: GITHUB_TOKEN is not set\n") {
+		t.Errorf("verbose: %q, %v", verbose.String(), err)
+	}
+	var empty strings.Builder
+	if err := WriteReport(&empty, nil, false); err != nil || empty.String() != "No MCP servers are configured (key \"mcpServers\" of config.json).\n" {
+		t.Errorf("no servers: %q, %v", empty.String(), err)
 	}
 }

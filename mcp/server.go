@@ -54,8 +54,27 @@ func newServer(cfg ServerConfig, mirror io.Writer) *Server {
 	return s
 }
 
-// Err is why the server could not start, nil when it is connected.
+// Err is why the server could not start, nil when it is connected or
+// disabled.
 func (s *Server) Err() error { return s.err }
+
+// States of a server, as State reports them.
+const (
+	Connected = "connected"
+	Failed    = "failed"
+	Disabled  = "disabled"
+)
+
+// State is Connected, Failed or Disabled.
+func (s *Server) State() string {
+	switch {
+	case s.cfg.Disabled:
+		return Disabled
+	case s.Connected():
+		return Connected
+	}
+	return Failed
+}
 
 // Connected reports whether the server started and listed its tools.
 func (s *Server) Connected() bool { return s.err == nil && s.session != nil }

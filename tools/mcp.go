@@ -47,36 +47,9 @@ func (m MCPTool) Doc() Doc {
 	return Doc{
 		Name:        name,
 		Description: fmt.Sprintf("Tool %q of the MCP server %q. %s", m.t.Name, m.t.Server, desc),
-		Brief:       brief(m.t.Description, BriefLineMax-len("- : \n")-utf8.RuneCountInString(name)),
+		Brief:       mcp.FirstSentence(m.t.Description, BriefLineMax-len("- : \n")-utf8.RuneCountInString(name)),
 		Schema:      m.t.Schema,
 	}
-}
-
-// brief is the first sentence of a description, cut to at most n
-// characters.
-func brief(desc string, n int) string {
-	s := strings.TrimSpace(desc)
-	if line, _, _ := strings.Cut(s, "\n"); line != "" {
-		s = strings.TrimSpace(line)
-	}
-	for i := 0; i < len(s); i++ {
-		if strings.IndexByte(".!?", s[i]) >= 0 && (i+1 == len(s) || s[i+1] == ' ') {
-			s = s[:i+1]
-			break
-		}
-	}
-	if n <= 1 {
-		return ""
-	}
-	if utf8.RuneCountInString(s) > n {
-		cut := string([]rune(s)[:n-1])
-		// End on a whole word when one ends near the limit.
-		if i := strings.LastIndexByte(cut, ' '); i >= len(cut)-20 && i > 0 {
-			cut = cut[:i]
-		}
-		s = strings.TrimRight(cut, " ,;:") + "…"
-	}
-	return s
 }
 
 // args reads the input: one JSON object, bare or in a code block; nothing

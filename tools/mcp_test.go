@@ -140,29 +140,3 @@ func TestMCPToolLongOutputIsCut(t *testing.T) {
 		t.Errorf("OK %v, %d bytes: %q", r.OK, len(r.Output), r.Output[:min(200, len(r.Output))])
 	}
 }
-
-func TestBrief(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		desc string
-		n    int
-		want string
-	}{
-		{"Create an issue. Needs a token.", 80, "Create an issue."},
-		{"Create an issue\nin a repository.", 80, "Create an issue"},
-		{"Version 1.2 of the API! Other things.", 80, "Version 1.2 of the API!"},
-		{"Is it there? Yes.", 80, "Is it there?"},
-		{"No full stop", 80, "No full stop"},
-		{"A rather long first sentence that goes on and on, well past the budget.", 30, "A rather long first sentence…"},
-		{"A rather long first sentence that goes on and on, well past the budget.", 40, "A rather long first sentence that goes…"},
-		{"Überlange Beschreibung ohne Ende in Sicht", 10, "Überlange…"},
-		{"Supercalifragilisticexpialidociousandmoreandmoreandmore words", 30, "Supercalifragilisticexpialido…"},
-		{"", 80, ""},
-		{"anything", 1, ""},
-	}
-	for _, tt := range tests {
-		if got := brief(tt.desc, tt.n); got != tt.want {
-			t.Errorf("brief(%q, %d) = %q, want %q", tt.desc, tt.n, got, tt.want)
-		}
-	}
-}
