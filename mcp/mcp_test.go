@@ -169,7 +169,10 @@ func TestStartFailures(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "no-such-server")
 	garbage := mcptest.NewGarbageServer()
 	defer garbage.Close()
-	set := connect(t, Options{ConnectTimeout: 500 * time.Millisecond, Getenv: func(string) string { return "" }},
+	// The timeout is what the hanging server costs the test; the others,
+	// started alongside it, must connect well within it even on a busy
+	// machine.
+	set := connect(t, Options{ConnectTimeout: 3 * time.Second, Getenv: func(string) string { return "" }},
 		ServerConfig{Name: "a-exits", Command: exe, Args: []string{"exit"}},
 		ServerConfig{Name: "b-hangs", Command: exe, Args: []string{"hang"}},
 		ServerConfig{Name: "c-missing", Command: missing},
@@ -179,7 +182,7 @@ func TestStartFailures(t *testing.T) {
 	)
 	want := []string{
 		`MCP server "a-exits" is skipped: it exited during start (exit status 1); its stderr ends with:` + "\nfatal: GITHUB_TOKEN is not set",
-		`MCP server "b-hangs" is skipped: no answer within 500 ms (the connect timeout)`,
+		`MCP server "b-hangs" is skipped: no answer within 3 s (the connect timeout)`,
 		`MCP server "c-missing" is skipped: cannot start ` + missing + `: no such file or directory`,
 		`MCP server "d-garbage" is skipped: unsupported content type "text/html"`,
 		`MCP server "e-unset" is skipped: the environment variable GITHUB_TOKEN used in its env.TOKEN is not set`,
