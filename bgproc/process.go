@@ -12,8 +12,8 @@ import (
 const pollGroup = 20 * time.Millisecond
 
 // Process is a started command in its own process group (on Unix a new
-// session: no controlling terminal), stdin empty, stdout and stderr into one
-// Output so that their order is kept.
+// session: no controlling terminal), stdin as the caller set it (empty when
+// not set), stdout and stderr into one Output so that their order is kept.
 type Process struct {
 	cmd     *exec.Cmd
 	out     *Output
@@ -27,13 +27,14 @@ type Process struct {
 	stopped atomic.Bool // Stop signalled it while it ran
 }
 
-// Start starts cmd (its path, arguments, directory and environment set by
-// the caller) with its output into a new Output that copies to mirror until
-// Detach. A command that runs in the foreground and ends in time never needs
-// more than this; a Manager takes over one that outlives its foreground.
+// Start starts cmd (its path, arguments, directory, environment and stdin
+// set by the caller) with its output into a new Output that copies to
+// mirror until Detach. A command that runs in the foreground and ends in
+// time never needs more than this; a Manager takes over one that outlives
+// its foreground.
 func Start(cmd *exec.Cmd, mirror io.Writer) (*Process, error) {
 	out := NewOutput(mirror)
-	cmd.Stdin = nil // empty
+	// cmd.Stdin is kept: nil is empty; a custom tool gives its input.
 	cmd.Stdout, cmd.Stderr = out, out
 	isolate(cmd)
 	p := &Process{cmd: cmd, out: out, done: make(chan struct{})}

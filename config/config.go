@@ -45,6 +45,11 @@ type Config struct {
 
 	// Prices are USD per million tokens, by model (SPEC §16).
 	Prices map[string]Price `json:"prices"`
+
+	// Tools are the custom tools; MCPServers the MCP servers by name
+	// (SPEC §15).
+	Tools      []CustomTool         `json:"tools"`
+	MCPServers map[string]MCPServer `json:"mcpServers"`
 }
 
 // Approval modes and sandbox settings, as the file spells them.

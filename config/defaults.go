@@ -1,7 +1,7 @@
 package config
 
 // Default returns the configuration of SPEC §7. Each call returns fresh
-// slices, so callers may modify the result.
+// slices and maps, so callers may modify the result.
 func Default() Config {
 	return Config{
 		APIURL:               "http://localhost:8005/v1",
@@ -31,6 +31,8 @@ func Default() Config {
 		Profiles:             map[string]Profile{},
 		Profile:              "",
 		Prices:               map[string]Price{},
+		Tools:                []CustomTool{},
+		MCPServers:           map[string]MCPServer{},
 	}
 }
 

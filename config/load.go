@@ -184,8 +184,10 @@ type file struct {
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // keys lists the JSON keys of Config in field order.
-func keys() []string {
-	t := reflect.TypeFor[Config]()
+func keys() []string { return jsonKeys(reflect.TypeFor[Config]()) }
+
+// jsonKeys lists the JSON keys of a struct type in field order.
+func jsonKeys(t reflect.Type) []string {
 	k := make([]string, t.NumField())
 	for i := range t.NumField() {
 		k[i], _, _ = strings.Cut(t.Field(i).Tag.Get("json"), ",")
@@ -249,6 +251,13 @@ func parse(path string, data []byte) (*file, error) {
 		}
 		seen[key] = true
 		f.offsets[key] = off
+		if decoded, ok, err := f.decodeExtension(path, key, raw, off); ok {
+			if err != nil {
+				return nil, err
+			}
+			cfgValue.Field(i).Set(reflect.ValueOf(decoded))
+			continue
+		}
 		field := cfgValue.Field(i)
 		if err := json.Unmarshal(raw, field.Addr().Interface()); err != nil {
 			line, col := position(data, off)
@@ -266,6 +275,28 @@ func parse(path string, data []byte) (*file, error) {
 		}
 	}
 	return f, nil
+}
+
+// decodeExtension reads the keys of SPEC §15, whose entries are objects:
+// they are decoded field by field so that errors name the entry and the
+// field, and unknown fields are warnings. ok is false for other keys.
+func (f *file) decodeExtension(path, key string, raw json.RawMessage, off int) (v any, ok bool, err error) {
+	var warnings []string
+	var reason string
+	switch key {
+	case "tools":
+		v, warnings, reason = decodeTools(path, raw)
+	case "mcpServers":
+		v, warnings, reason = decodeMCPServers(path, raw)
+	default:
+		return nil, false, nil
+	}
+	if reason != "" {
+		line, col := position(f.data, off)
+		return nil, true, &Error{Path: path, Key: key, Line: line, Column: col, Reason: reason}
+	}
+	f.warnings = append(f.warnings, warnings...)
+	return v, true, nil
 }
 
 func syntaxError(path string, data []byte, err error) *Error {
@@ -334,6 +365,8 @@ func describeValue(raw json.RawMessage) string {
 		return "an object"
 	case '[':
 		return "an array"
+	case 'n':
+		return "null"
 	case 't', 'f':
 		kind = "boolean"
 	}
@@ -415,6 +448,13 @@ func validate(c *Config) (key, reason string) {
 	}
 	if key := ownedKey(c.ExtraBody); key != "" {
 		return "extraBody", ownedReason(key)
+
+	}
+	if reason := validateTools(c.Tools); reason != "" {
+		return "tools", reason
+	}
+	if reason := validateMCPServers(c.MCPServers); reason != "" {
+		return "mcpServers", reason
 	}
 	for i, cmd := range c.AuditCommands {
 		// An empty prefix would allow every command in the audit.

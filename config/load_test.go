@@ -396,7 +396,7 @@ func TestClosestKey(t *testing.T) {
 		"theme":              "",
 	}
 	for in, want := range tests {
-		if got := closestKey(in); got != want {
+		if got := closestKey(in, keys()); got != want {
 			t.Errorf("closestKey(%q) = %q, want %q", in, got, want)
 		}
 	}

@@ -336,7 +336,11 @@ func (p *parse) tool(n, count int, t *toolDraft) {
 		p.listTools = true
 		return
 	}
-	name, lenient, ok := resolveTool(t.nameLine, p.toolNames)
+	name, lenient, ok, ambiguous := resolveTool(t.nameLine, p.toolNames)
+	if len(ambiguous) > 0 {
+		p.problem("The tool name %q under %s fits several tools (%s): write the name exactly.", shorten(t.nameLine), which, strings.Join(ambiguous, ", "))
+		return
+	}
 	if !ok {
 		p.problem("Unknown tool %q under %s: write exactly one of the valid tool names.", shorten(t.nameLine), which)
 		p.listTools = true

@@ -49,7 +49,7 @@ func TaskLines(tasks []Task) string {
 
 // ToolCall is one `Tool Choice` / `Tool Input` pair, in reply order.
 type ToolCall struct {
-	Name  string `json:"name"`  // canonical upper-case name, e.g. WRITE_FILE
+	Name  string `json:"name"`  // the tool's name as the tools spell it: WRITE_FILE, github.create_issue
 	Input string `json:"input"` // raw section text, surrounding blank lines trimmed
 }
 

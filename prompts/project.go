@@ -120,7 +120,7 @@ func excerpt(data []byte, max int) string {
 // dir. Empty files are skipped; each file and the total are size-capped.
 func Instructions(configDir, dir string) []Instruction {
 	paths := []string{filepath.Join(configDir, "AGENTS.md")}
-	for _, d := range repoChain(dir) {
+	for _, d := range RepoChain(dir) {
 		paths = append(paths, filepath.Join(d, "AGENTS.md"))
 	}
 	var out []Instruction
@@ -149,9 +149,10 @@ func Instructions(configDir, dir string) []Instruction {
 	return out
 }
 
-// repoChain lists the directories from the repository root down to dir, or
-// just dir when it is not inside a repository.
-func repoChain(dir string) []string {
+// RepoChain lists the directories from the repository root down to dir, or
+// just dir when it is not inside a repository: where AGENTS.md files and
+// project slash commands are looked for.
+func RepoChain(dir string) []string {
 	var chain []string
 	for d := dir; ; d = filepath.Dir(d) {
 		chain = append(chain, d)

@@ -20,6 +20,10 @@ type Tool struct {
 	Name        string
 	Description string
 	Example     string // an example `## Tool Input` body
+	// Brief, when set, replaces the description and the example with one
+	// line in the list of tools documented on demand (MCP tools): TOOL_HELP
+	// gives the rest.
+	Brief string
 }
 
 // Instruction is the content of one AGENTS.md file.
@@ -40,6 +44,28 @@ type System struct {
 // Render returns the system prompt.
 func (s System) Render() string {
 	return render("system.md", s)
+}
+
+// FullTools are the tools documented in full, in order.
+func (s System) FullTools() []Tool {
+	var out []Tool
+	for _, t := range s.Tools {
+		if t.Brief == "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// BriefTools are the tools listed in one line each, in order.
+func (s System) BriefTools() []Tool {
+	var out []Tool
+	for _, t := range s.Tools {
+		if t.Brief != "" {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // UserRequest wraps a user's request so the model can tell it from tool data.

@@ -216,3 +216,26 @@ func TestDoctorProtocol(t *testing.T) {
 		t.Errorf("request = %q", request)
 	}
 }
+
+func TestSystemRenderBriefTools(t *testing.T) {
+	t.Parallel()
+	tools := append(sampleTools(),
+		Tool{Name: "github.create_issue", Description: "Create a new issue. Long text.", Brief: "Create a new issue."},
+		Tool{Name: "fs.read", Description: "Read.", Brief: "Read a file."})
+	got := System{Dir: "/x", Tools: tools}.Render()
+	want := "## DONE\nFinish.\nExample input:\nAdded the flag.\n\n# MCP tools\n" +
+		"Named SERVER.TOOL; the input is one JSON object, e.g. {\"path\": \"a.txt\"}. Before using one the first time, call TOOL_HELP with its name as input: it shows the tool's parameters.\n" +
+		"- github.create_issue: Create a new issue.\n- fs.read: Read a file.\n"
+	if !strings.Contains(got, want) {
+		t.Errorf("system prompt lacks the MCP section %q:\n%s", want, got)
+	}
+	if strings.Contains(got, "Long text") || strings.Contains(got, "## github") {
+		t.Errorf("a brief tool is documented in full:\n%s", got)
+	}
+	if strings.Contains(got, "\n\n\n") {
+		t.Errorf("runs of blank lines:\n%q", got)
+	}
+	if without := (System{Dir: "/x", Tools: sampleTools()}).Render(); strings.Contains(without, "# MCP tools") {
+		t.Errorf("MCP section without MCP tools:\n%s", without)
+	}
+}

@@ -10,6 +10,10 @@ import (
 type Action struct {
 	Tool    string
 	Command string // a command line, for COMMAND and custom tools
+	// Input is the tool's input as the model wrote it; for an MCP call
+	// (MCP true) its JSON arguments.
+	Input string
+	MCP   bool
 	// For a file change: the path as shown to the model, the absolute
 	// path, and the file's content before (Existed false: a new file) and
 	// after.
@@ -28,7 +32,7 @@ type Verdict struct {
 
 // approve asks env's Approve, if any, about a; nil approves everything.
 func (e *Env) approve(ctx context.Context, a Action) Verdict {
-	if e.Approve == nil {
+	if e == nil || e.Approve == nil {
 		return Verdict{Allowed: true}
 	}
 	return e.Approve(ctx, a)

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/devagent/dev/parser"
-	"github.com/devagent/dev/textfmt"
 )
 
 // CommandTool runs a shell command in the working directory.
@@ -49,13 +48,7 @@ func (t CommandTool) Run(ctx context.Context, env *Env, input string) Result {
 	if err := t.Check(input); err != nil {
 		return Result{Tool: Command, ExitCode: -1}.fail(err.Error())
 	}
-	if err := env.CheckCommand(command); err != nil {
-		return RefusedCommand(command, err)
-	}
-	if v := env.approve(ctx, Action{Tool: Command, Command: command}); !v.Allowed {
-		return Result{Tool: Command, Summary: textfmt.Summary(command, 80), Command: command, ExitCode: -1}.refuse(v.Why)
-	}
-	return newRunner(env).run(ctx, command)
+	return newRunner(env).run(ctx, job{tool: Command, command: command, input: input})
 }
 
 // CommandText is the command a COMMAND input holds, as COMMAND runs it.

@@ -90,7 +90,7 @@ func TestCommandTimeoutKillsWhatIgnoresTerm(t *testing.T) {
 	r := &runner{dir: env.Dir, timeout: 300 * time.Millisecond, grace: 200 * time.Millisecond}
 	// Ignored signals stay ignored across exec: sleep ignores TERM too.
 	start := time.Now()
-	res := r.run(context.Background(), "trap '' TERM; sleep 30 & echo $! > child.pid; wait")
+	res := r.run(context.Background(), job{tool: Command, command: "trap '' TERM; sleep 30 & echo $! > child.pid; wait"})
 	if elapsed := time.Since(start); elapsed < 500*time.Millisecond || elapsed > 5*time.Second {
 		t.Errorf("took %v; want the timeout plus the grace period", elapsed)
 	}

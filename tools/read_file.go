@@ -262,6 +262,13 @@ func (rd *reading) format(disp string, from int) string {
 		b.WriteString(", CRLF line endings")
 	}
 	b.WriteString(")\n")
+	b.WriteString(rd.body(disp))
+	return b.String()
+}
+
+// body is the lines shown, then the notes on what was not.
+func (rd *reading) body(disp string) string {
+	var b strings.Builder
 	b.WriteString(strings.ToValidUTF8(rd.text.String(), "\uFFFD"))
 	if rd.cutLine > 0 {
 		fmt.Fprintf(&b, "\n[Line %d is longer than %d KB; only its start is shown.]", rd.cutLine, MaxReadBytes>>10)
@@ -277,3 +284,42 @@ func (rd *reading) format(disp string, from int) string {
 	}
 	return b.String()
 }
+
+// TextFile is a file read as READ_FILE reads it whole, for attaching it to
+// a request (@file mentions).
+type TextFile struct {
+	Text   string // the lines READ_FILE would show, then its note on what was cut
+	Lines  int    // lines in the file
+	Binary bool   // not text: Text is empty
+	Size   int64
+}
+
+// ReadText reads the file at path within READ_FILE's caps (MaxReadLines,
+// MaxReadBytes); disp is how the notes name it (the path as the user wrote
+// it). A binary file is reported, not read.
+func ReadText(path, disp string) (TextFile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return TextFile{}, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return TextFile{}, err
+	}
+	head, err := sniff(f)
+	if err != nil {
+		return TextFile{}, err
+	}
+	if isBinary(head) {
+		return TextFile{Binary: true, Size: info.Size()}, nil
+	}
+	rd, err := readLines(f, 0, 0)
+	if err != nil {
+		return TextFile{}, err
+	}
+	return TextFile{Text: rd.body(disp), Lines: rd.total, Size: info.Size()}, nil
+}
+
+// SizeText writes a byte count as the tools do: 512 bytes, 12.3 KB.
+func SizeText(n int64) string { return formatSize(n) }

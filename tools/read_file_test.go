@@ -2,6 +2,7 @@ package tools
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -149,5 +150,21 @@ func TestReadFileCheck(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), tt.want) || !strings.Contains(err.Error(), `"src/main.go" 1-120`) {
 			t.Errorf("Check(%q) = %v, want %q and the example", tt.input, err, tt.want)
 		}
+	}
+}
+
+func TestReadText(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t, map[string]string{"a.txt": "one\r\ntwo\r\n", "b.bin": "\x00\x01\x02"})
+	f, err := ReadText(filepath.Join(env.Dir, "a.txt"), "a.txt")
+	if err != nil || f != (TextFile{Text: "one\ntwo", Lines: 2, Size: 10}) {
+		t.Errorf("text: %+v, %v", f, err)
+	}
+	f, err = ReadText(filepath.Join(env.Dir, "b.bin"), "b.bin")
+	if err != nil || f != (TextFile{Binary: true, Size: 3}) {
+		t.Errorf("binary: %+v, %v", f, err)
+	}
+	if _, err := ReadText(filepath.Join(env.Dir, "none"), "none"); err == nil {
+		t.Error("missing file: no error")
 	}
 }

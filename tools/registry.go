@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"fmt"
+	"maps"
 	"strings"
 )
 
@@ -30,6 +32,46 @@ func Worker() *Registry {
 		AskUserTool{},
 		DoneTool{},
 	)
+}
+
+// Compose returns the worker's tools followed by extra (the custom tools,
+// then the MCP tools), and TOOL_HELP when a tool is documented in brief.
+// A name given twice, or the name of a built-in tool (TOOL_HELP included),
+// is a *NameError: a configuration error.
+func Compose(extra ...Tool) (*Registry, error) {
+	r := Worker()
+	taken := map[string]bool{ToolHelp: true}
+	for _, t := range r.tools {
+		taken[t.Name()] = true
+	}
+	builtin := maps.Clone(taken)
+	brief := false
+	for _, t := range extra {
+		name := t.Name()
+		if taken[name] {
+			return nil, &NameError{Name: name, Builtin: builtin[name]}
+		}
+		taken[name] = true
+		r.tools = append(r.tools, t)
+		brief = brief || t.Doc().Brief != ""
+	}
+	if brief {
+		r.tools = append(r.tools, ToolHelpTool{registry: r})
+	}
+	return r, nil
+}
+
+// NameError is a tool whose name is already taken.
+type NameError struct {
+	Name    string
+	Builtin bool // taken by a built-in tool
+}
+
+func (e *NameError) Error() string {
+	if e.Builtin {
+		return fmt.Sprintf("the tool %s has the name of a built-in tool; rename it", e.Name)
+	}
+	return fmt.Sprintf("two tools are named %s; rename one", e.Name)
 }
 
 // Names lists the tool names in order.

@@ -36,16 +36,40 @@ var nonInteractive = []string{
 	"npm_config_yes=true",
 }
 
-// startProcess starts cmd (the platform shell with a command line, or a
-// program with its arguments) in dir, in its own process group without a
-// terminal, stdin empty, stdout and stderr into one bgproc output (so that
-// their order is kept) mirrored to out until the command is handed to the
-// background. extraEnv is added to the environment; a sandbox, when given,
-// confines the process and everything it starts.
-func startProcess(dir string, cmd *exec.Cmd, extraEnv []string, sandbox Sandbox, out *output) (*bgproc.Process, error) {
+// job is one command for the runner: COMMAND's, a custom tool's, or an
+// audit command run as an argument vector.
+type job struct {
+	tool    string // the tool the result is of
+	command string // the command as written: run by the shell, checked, shown
+	// argv, when set, is run as a program and its arguments, without a
+	// shell; command is then only how the caller wrote it.
+	argv []string
+	// stdin is the command's input ("" for COMMAND: stdin is empty) and env
+	// what is added to its environment.
+	stdin   string
+	env     []string
+	summary string        // for display; "" means the command
+	timeout time.Duration // 0 means the runner's
+	input   string        // the tool's input as the model wrote it
+}
+
+// startProcess starts the job's command (the platform shell with its
+// command line, or its program and arguments) in dir, in its own process
+// group without a terminal, stdin the job's (empty for COMMAND), stdout and
+// stderr into one bgproc output (so that their order is kept) mirrored to
+// out until the command is handed to the background. A sandbox, when
+// given, confines the process and everything it starts.
+func startProcess(dir string, j job, sandbox Sandbox, out *output) (*bgproc.Process, error) {
+	cmd := shellCommand(j.command)
+	if j.argv != nil {
+		cmd = programCommand(j.argv)
+	}
 	cmd.Dir = dir
 	// exec keeps the last value of a repeated variable, so these win.
-	cmd.Env = append(append(os.Environ(), nonInteractive...), extraEnv...)
+	cmd.Env = append(append(os.Environ(), nonInteractive...), j.env...)
+	if j.stdin != "" {
+		cmd.Stdin = strings.NewReader(j.stdin)
+	}
 	// The command is finished when the shell exits, even if a child it left
 	// in the background still holds the pipe: Wait stops reading then.
 	cmd.WaitDelay = pipeGrace
@@ -61,6 +85,7 @@ func startProcess(dir string, cmd *exec.Cmd, extraEnv []string, sandbox Sandbox,
 // outlives the timeout is decided in one place, timedOut: it is handed to
 // the background manager, or stopped when there is none.
 type runner struct {
+	env        *Env // for the checks of SPEC §13
 	dir        string
 	outputDir  string
 	timeout    time.Duration
@@ -70,41 +95,46 @@ type runner struct {
 }
 
 func newRunner(env *Env) *runner {
-	r := &runner{dir: env.Dir, outputDir: env.OutputDir, timeout: env.CommandTimeout, grace: killGrace, background: env.Background, sandbox: env.Sandbox}
+	r := &runner{env: env, dir: env.Dir, outputDir: env.OutputDir, timeout: env.CommandTimeout, grace: killGrace,
+		background: env.Background, sandbox: env.Sandbox}
 	if r.timeout <= 0 {
 		r.timeout = defaultCommandTimeout
 	}
 	return r
 }
 
-// run runs a command line through the platform shell.
-func (r *runner) run(ctx context.Context, command string) Result {
-	return r.start(ctx, command, shellCommand(command), nil)
-}
-
-// runArgs runs a program with its arguments, without a shell; command is
-// how the caller wrote it, for the result.
-func (r *runner) runArgs(ctx context.Context, command string, argv, extraEnv []string) Result {
-	if len(argv) == 0 {
-		return Result{Tool: Command, Command: command, ExitCode: -1}.fail("the command is empty.")
+// run runs j in the foreground until it exits, is interrupted, or outlives
+// its timeout. SPEC §13 decides first, for every command alike: a denied
+// command, or one the user did not approve, never starts.
+func (r *runner) run(ctx context.Context, j job) Result {
+	summary := j.summary
+	if summary == "" {
+		summary = j.command
 	}
-	return r.start(ctx, command, programCommand(argv), extraEnv)
-}
-
-// start runs cmd in the foreground until it exits, is interrupted, or
-// outlives the timeout.
-func (r *runner) start(ctx context.Context, command string, cmd *exec.Cmd, extraEnv []string) Result {
-	res := Result{Tool: Command, Summary: textfmt.Summary(command, 80), Command: command, ExitCode: -1}
+	res := Result{Tool: j.tool, Summary: textfmt.Summary(summary, 80), Command: j.command, ExitCode: -1}
+	if j.argv != nil && len(j.argv) == 0 {
+		return res.fail("the command is empty.")
+	}
+	if err := r.env.CheckCommand(j.command); err != nil {
+		return res.refuse(err.Error() + ".")
+	}
+	if v := r.env.approve(ctx, Action{Tool: j.tool, Command: j.command, Input: j.input}); !v.Allowed {
+		return res.refuse(v.Why)
+	}
 	// exec blames the shell when the directory is missing; name the cause.
 	if info, err := os.Stat(r.dir); r.dir != "" && (err != nil || !info.IsDir()) {
 		return res.fail(fmt.Sprintf("cannot run the command: the working directory %s is missing or not a directory.", r.dir))
 	}
+	timeout := r.timeout
+	if j.timeout > 0 {
+		timeout = j.timeout
+	}
 	out := newOutput(r.outputDir)
-	p, err := startProcess(r.dir, cmd, extraEnv, r.sandbox, out)
+	p, err := startProcess(r.dir, j, r.sandbox, out)
 	if err != nil {
 		return res.fail(fmt.Sprintf("cannot start the command: %v.", err))
 	}
-	timer := time.NewTimer(r.timeout)
+	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	select {
 	case <-p.Done():
@@ -113,7 +143,7 @@ func (r *runner) start(ctx context.Context, command string, cmd *exec.Cmd, extra
 		p.Stop(r.grace)
 		return r.stopped(out, res, "Command interrupted by the user; it was stopped (its whole process group).", "")
 	case <-timer.C:
-		return r.timedOut(p, out, res)
+		return r.timedOut(p, out, res, timeout)
 	}
 }
 
@@ -141,7 +171,7 @@ func (r *runner) finished(p *bgproc.Process, out *output, res Result) Result {
 // timedOut decides the fate of a command still running after the timeout:
 // the background manager takes it over, output and all; without one (or
 // when it is shutting down) it is stopped.
-func (r *runner) timedOut(p *bgproc.Process, out *output, res Result) Result {
+func (r *runner) timedOut(p *bgproc.Process, out *output, res Result, timeout time.Duration) Result {
 	if r.background != nil {
 		// From here on the output goes to the manager only: the foreground
 		// record holds bytes [0, seen), the manager serves what follows.
@@ -152,7 +182,7 @@ func (r *runner) timedOut(p *bgproc.Process, out *output, res Result) Result {
 			res.Attrs = append(res.Attrs, [2]string{"background", info.ID})
 			res.Output = fmt.Sprintf("Command still running after %s: it goes on in the background as %s. Output so far:\n%s\n"+
 				"%s %s shows what it prints next and whether it ended; %s %s stops it.",
-				seconds(r.timeout), info.ID, out.String(), ReadBackground, info.ID, KillBackground, info.ID)
+				seconds(timeout), info.ID, out.String(), ReadBackground, info.ID, KillBackground, info.ID)
 			return res
 		}
 		// Not taken (dev is exiting): stop it, keeping what came since.
@@ -162,7 +192,7 @@ func (r *runner) timedOut(p *bgproc.Process, out *output, res Result) Result {
 		p.Stop(r.grace)
 	}
 	return r.stopped(out, res,
-		fmt.Sprintf("Command timed out after %s; it was stopped (its whole process group).", seconds(r.timeout)),
+		fmt.Sprintf("Command timed out after %s; it was stopped (its whole process group).", seconds(timeout)),
 		"Run long-lived processes (servers, watchers) in the background with their output in a file, e.g. `nohup npm run dev > dev.log 2>&1 &`, then read the file; split long jobs into shorter commands.")
 }
 

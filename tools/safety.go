@@ -14,9 +14,9 @@ import (
 // the line cannot be read as shell and so cannot be vetted. COMMAND, the
 // audit and custom tools call it before starting anything.
 func (e *Env) CheckCommand(line string) error {
-	d := e.Deny
-	if d == nil {
-		d = guard.Builtin()
+	d := guard.Builtin()
+	if e != nil && e.Deny != nil {
+		d = e.Deny
 	}
 	err := d.Check(line)
 	var unreadable *shell.Error
@@ -37,10 +37,7 @@ func RefusedCommand(command string, why error) Result {
 // hand-over and sandbox. extraEnv is added to the environment. command is
 // the line as the caller got it; the deny rules are checked on it first.
 func RunArgs(ctx context.Context, env *Env, command string, argv, extraEnv []string) Result {
-	if err := env.CheckCommand(command); err != nil {
-		return RefusedCommand(command, err)
-	}
-	return newRunner(env).runArgs(ctx, command, argv, extraEnv)
+	return newRunner(env).run(ctx, job{tool: Command, command: command, argv: nonNil(argv), env: extraEnv})
 }
 
 // refuse marks r as refused: nothing was done, for the reason given.
@@ -74,4 +71,12 @@ func (r Result) Masked(mask func(string) string) Result {
 		r.Files = files
 	}
 	return r
+}
+
+// nonNil keeps an empty argument vector apart from none.
+func nonNil(argv []string) []string {
+	if argv == nil {
+		return []string{}
+	}
+	return argv
 }

@@ -77,6 +77,13 @@ type Doc struct {
 	Name        string
 	Description string // markdown, a few lines, limits stated from the code's constants
 	Example     string // an example `## Tool Input` body
+	// Brief, when set, is all the system prompt says of the tool, on one
+	// line after its name (MCP tools: the first sentence of the
+	// description); TOOL_HELP gives the rest on demand.
+	Brief string
+	// Schema is the JSON schema of the input, for tools whose input is a
+	// JSON object (MCP tools); TOOL_HELP shows it.
+	Schema string
 }
 
 // Tool is one protocol tool.

@@ -1,0 +1,180 @@
+// Package mention attaches the files a request names with @path (SPEC
+// §15): `@src/main.go` or `@"notes/my file.md"`, relative to the working
+// directory, each file's content added after the request text as
+// <file path="…">…</file>, capped as READ_FILE caps a read. A binary file
+// is named, not attached; an @ followed by anything that is not an existing
+// file stays text. It also completes paths after @ for the line editor.
+// Pure functions of the request and the file system.
+package mention
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/devagent/dev/tools"
+)
+
+// Attachment is a file a request mentions.
+type Attachment struct {
+	Path   string // as the request wrote it
+	Lines  int    // lines in the file (text files)
+	Size   int64
+	Binary bool // named, not attached
+}
+
+// Expand returns the request with the files it mentions attached after its
+// text, and what was attached, in order of first mention. The request text
+// itself is kept as written. A file mentioned twice is attached once.
+func Expand(dir, text string) (string, []Attachment) {
+	var (
+		blocks []string
+		list   []Attachment
+		seen   = map[string]bool{}
+	)
+	for _, path := range mentions(dir, text) {
+		abs := resolve(dir, path)
+		if seen[abs] {
+			continue
+		}
+		seen[abs] = true
+		f, err := tools.ReadText(abs, path)
+		if err != nil {
+			continue // unreadable: the mention stays text, as for a missing file
+		}
+		a := Attachment{Path: path, Lines: f.Lines, Size: f.Size, Binary: f.Binary}
+		list = append(list, a)
+		if f.Binary {
+			blocks = append(blocks, fmt.Sprintf("<file path=%q>\n(a binary file of %s: not attached)\n</file>", path, tools.SizeText(f.Size)))
+			continue
+		}
+		blocks = append(blocks, fmt.Sprintf("<file path=%q>\n%s\n</file>", path, neutralise(strings.TrimSuffix(f.Text, "\n"))))
+	}
+	if len(blocks) == 0 {
+		return text, nil
+	}
+	return strings.TrimRight(text, "\n") + "\n\n" + strings.Join(blocks, "\n\n"), list
+}
+
+// mentions lists the paths of the @ mentions of text that name existing
+// regular files. An @ counts at the start of the text or after white space
+// or an opening bracket, so that e-mail addresses stay text.
+func mentions(dir, text string) []string {
+	var out []string
+	for i := 0; i < len(text); i++ {
+		if text[i] != '@' || (i > 0 && !strings.ContainsRune(" \t\n\r([{", rune(text[i-1]))) {
+			continue
+		}
+		rest := text[i+1:]
+		if strings.HasPrefix(rest, `"`) {
+			if end := strings.IndexByte(rest[1:], '"'); end > 0 {
+				if p := rest[1 : 1+end]; isFile(dir, p) {
+					out = append(out, p)
+				}
+				i += 1 + end + 1
+			}
+			continue
+		}
+		word := rest
+		if end := strings.IndexAny(rest, " \t\n\r"); end >= 0 {
+			word = rest[:end]
+		}
+		// "see @a.go." or "(@a.go)": punctuation after a path is
+		// prose, unless the file's name really ends with it.
+		for p := word; p != ""; p = p[:len(p)-1] {
+			if isFile(dir, p) {
+				out = append(out, p)
+				break
+			}
+			if !strings.ContainsRune(".,;:!?)]}'\"", rune(p[len(p)-1])) {
+				break
+			}
+		}
+		i += len(word)
+	}
+	return out
+}
+
+func resolve(dir, p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(dir, filepath.FromSlash(p))
+}
+
+func isFile(dir, p string) bool {
+	info, err := os.Stat(resolve(dir, p))
+	return err == nil && info.Mode().IsRegular()
+}
+
+// neutralise keeps a file's content from closing its <file> wrapper early:
+// the '<' of every </file is escaped.
+func neutralise(s string) string {
+	var b strings.Builder
+	last := 0
+	for i := 0; i+6 <= len(s); i++ {
+		if s[i] == '<' && strings.EqualFold(s[i:i+6], "</file") {
+			b.WriteString(s[last:i])
+			b.WriteString("&lt;")
+			last = i + 1
+		}
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// maxCandidates bounds what Complete returns.
+const maxCandidates = 200
+
+// Complete lists the completions of word, the text after an @ up to the
+// cursor (it may start with a quote): each is a whole replacement for
+// "@"+word, e.g. "@src/main.go" or "@src/" for a directory, quoted when the
+// path holds a space (`@"my notes.md"`). Hidden entries are offered when
+// word's last part starts with a dot; .git never.
+func Complete(dir, word string) []string {
+	quoted := strings.HasPrefix(word, `"`)
+	word = strings.TrimPrefix(word, `"`)
+	parent, base := "", word
+	if i := strings.LastIndexByte(word, '/'); i >= 0 {
+		parent, base = word[:i+1], word[i+1:]
+	}
+	entries, err := os.ReadDir(resolve(dir, parent+"."))
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasPrefix(name, base) || name == ".git" || (strings.HasPrefix(name, ".") && !strings.HasPrefix(base, ".")) {
+			continue
+		}
+		isDir := e.IsDir()
+		if e.Type()&os.ModeSymlink != 0 {
+			if info, err := os.Stat(resolve(dir, parent+name)); err == nil {
+				isDir = info.IsDir()
+			}
+		}
+		p := parent + name
+		switch {
+		case isDir && (quoted || strings.ContainsAny(p, " \t")):
+			out = append(out, `@"`+p+"/") // open: the path goes on
+		case isDir:
+			out = append(out, "@"+p+"/")
+		case quoted || strings.ContainsAny(p, " \t"):
+			out = append(out, `@"`+p+`"`)
+		default:
+			out = append(out, "@"+p)
+		}
+		if len(out) == maxCandidates {
+			break
+		}
+	}
+	// By path, whatever the quoting.
+	sort.Slice(out, func(i, j int) bool { return strings.Trim(out[i], `@"`) < strings.Trim(out[j], `@"`) })
+	return out
+}
