@@ -74,15 +74,6 @@ func (p *process) waitExit(d time.Duration) bool {
 	}
 }
 
-func (p *process) hasExited() bool {
-	select {
-	case <-p.exited:
-		return true
-	default:
-		return false
-	}
-}
-
 // exitCode is the exit status after exit, -1 when a signal ended it.
 func (p *process) exitCode() int {
 	<-p.exited

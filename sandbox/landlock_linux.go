@@ -56,7 +56,7 @@ func handled() (landlock.AccessFSSet, error) {
 		set |= truncateV3
 	}
 	if set == 0 {
-		return 0, fmt.Errorf("Landlock ABI %d", abi)
+		return 0, fmt.Errorf("no file-system rights in Landlock ABI %d", abi)
 	}
 	return landlock.AccessFSSet(set), nil
 }

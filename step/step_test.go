@@ -13,7 +13,7 @@ import (
 	"github.com/devagent/dev/tools"
 )
 
-type echo struct{ fail bool }
+type echo struct{}
 
 func (echo) Name() string             { return "ECHO" }
 func (echo) Doc() tools.Doc           { return tools.Doc{Name: "ECHO"} }
@@ -69,8 +69,10 @@ func TestRejectThenAcceptDropsTheFailedAttempts(t *testing.T) {
 	if !errors.As(formatErr, &fe) {
 		t.Fatalf("parse error %v", formatErr)
 	}
-	if c.Reject(garbage, formatErr) || c.Reject(garbage, formatErr) {
-		t.Fatal("retries exhausted too early")
+	for range 2 {
+		if c.Reject(garbage, formatErr) {
+			t.Fatal("retries exhausted too early")
+		}
 	}
 	if n := len(c.State.History); n != 5 || c.State.History[1].Content != "not a template" {
 		t.Fatalf("history after two rejections: %+v", c.State.History)
@@ -92,8 +94,10 @@ func TestRejectThenAcceptDropsTheFailedAttempts(t *testing.T) {
 		}
 	}
 	// The count of consecutive failures starts again after a success.
-	if c.Reject(garbage, formatErr) || c.Reject(garbage, formatErr) {
-		t.Error("the failure count was not reset by the success")
+	for range 2 {
+		if c.Reject(garbage, formatErr) {
+			t.Error("the failure count was not reset by the success")
+		}
 	}
 	if !c.Reject(garbage, formatErr) {
 		t.Error("a third failure in a row does not exhaust MaxRetries 2")
