@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -11,7 +12,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/devagent/dev/app"
 	"github.com/devagent/dev/config"
+	"github.com/devagent/dev/mcp"
 	"github.com/devagent/dev/sessions"
 	"github.com/devagent/dev/textfmt"
 	"github.com/devagent/dev/ui"
@@ -197,4 +200,29 @@ func (d *devCmd) stats(c *cli.Context) error {
 	}
 	ui.Stats(d.streams.Out, rows, days)
 	return nil
+}
+
+// mcp connects to the configured MCP servers, as a run would, and lists
+// them with their state and tools.
+func (d *devCmd) mcp(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usagef("dev mcp takes no arguments (got %q)", c.Args().First())
+	}
+	dir, cfg, err := d.loadConfig(config.Flags{})
+	if err != nil {
+		return err
+	}
+	if len(cfg.MCPServers) == 0 {
+		fmt.Fprintf(d.streams.Err, "no MCP servers in %s; add them under \"mcpServers\" (see the README's Extending dev)\n", config.Path(dir))
+		return nil
+	}
+	cwd, err := workingDir("")
+	if err != nil {
+		return err
+	}
+	ctx, done := d.intr.Work(context.Background())
+	defer done()
+	set := mcp.Connect(ctx, app.MCPServers(cfg), mcp.Options{Dir: cwd, ClientName: "dev", ClientVersion: version})
+	defer set.Close()
+	return mcp.WriteReport(d.streams.Out, set.Servers(), c.Bool("verbose"))
 }

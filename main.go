@@ -140,6 +140,7 @@ dev config                   open config.json in $VISUAL / $EDITOR
 dev config path              print the config file's path
 dev profiles                 the model profiles of config.json, the active one marked
 dev stats [--days N]         usage and format compliance per model
+dev mcp                      the configured MCP servers, their state and tools
 dev doctor [--json]          check the model server and say what to change`,
 		Description: "With -p, stdout carries only the final answer (or, with --json, one JSON\n" +
 			"object per event and line); progress, warnings and errors go to stderr.\n\n" + exitCodesHelp,
@@ -188,6 +189,12 @@ dev doctor [--json]          check the model server and say what to change`,
 				},
 			},
 			d.doctorCommand(),
+			{
+				Name:   "mcp",
+				Usage:  "the configured MCP servers, their state and their tools",
+				Action: d.mcp,
+				Flags:  []cli.Flag{&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "also each tool's description and each server's stderr"}},
+			},
 			{
 				Name:   "stats",
 				Usage:  "usage and format compliance per model: which model works best with dev here",
@@ -254,7 +261,10 @@ func (d *devCmd) root(c *cli.Context) error {
 		Config: cfg, ConfigDir: cfgDir,
 		Dir: cwd, DirGiven: c.IsSet("cwd"),
 		Automated: automated, Resume: c.Bool("resume"), SessionID: c.String("session"), Prompt: prompt,
-		NoAudit: c.Bool("no-audit"), Sink: sink,
+		NoAudit: c.Bool("no-audit"), Sink: sink, Version: version,
+	}
+	if level == ui.Verbose {
+		opts.MCPStderr = d.streams.Err
 	}
 	var conversation *repl.REPL
 	if !automated {
@@ -270,8 +280,12 @@ func (d *devCmd) root(c *cli.Context) error {
 	if !automated {
 		return conversation.Run(a)
 	}
+	request, err := a.Request(prompt)
+	if err != nil {
+		return usagef("%v", err)
+	}
 	ctx, done := d.intr.Work(context.Background())
-	res := a.Run(ctx, prompt)
+	res := a.Run(ctx, request)
 	done()
 	if res.Stop == loop.Done && !c.Bool("json") {
 		fmt.Fprintln(d.streams.Out, strings.TrimSpace(res.Summary))

@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"time"
@@ -24,6 +25,7 @@ import (
 	"github.com/devagent/dev/guard"
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/loop"
+	"github.com/devagent/dev/mcp"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/prompts"
 	"github.com/devagent/dev/sandbox"
@@ -66,6 +68,11 @@ type Options struct {
 	Ask func(ctx context.Context, question string) (string, error)
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
+	// MCPStderr, when set, receives what MCP servers print on stderr
+	// (--verbose); it is kept for errors either way.
+	MCPStderr io.Writer
+	// Version is dev's, told to MCP servers.
+	Version string
 }
 
 // App is one dev process's work in one session at a time.
@@ -83,6 +90,10 @@ type App struct {
 	approvals guard.Approvals     // what must be asked; "always" answers
 	mask      func(string) string // secret redaction; nil when off
 	sandbox   *sandbox.Sandbox    // nil when off; made per session
+
+	mcp     *mcp.Set // the MCP servers, connected at start
+	mcpOnce sync.Once
+	tools   *tools.Registry // the worker's tools, MCP's and custom ones included
 
 	// sess is the session worked in, loop works in it; both change with
 	// NewSession, on the caller's goroutine only.
@@ -115,6 +126,16 @@ func Open(o Options) (*App, error) {
 	// opening the session and building the system prompt.
 	discovery := make(chan llm.ServerInfo, 1)
 	go func() { discovery <- a.client.Discover(context.Background(), a.cfg.Model) }()
+	servers := make(chan *mcp.Set, 1)
+	go func() { servers <- a.connectMCP() }()
+	opened := false
+	defer func() {
+		if !opened { // the servers are the app's to close: there is no app
+			if set := <-servers; set != nil {
+				_ = set.Close()
+			}
+		}
+	}()
 
 	if days := a.cfg.SessionRetentionDays; days > 0 {
 		if _, err := a.store.Prune(time.Duration(days) * 24 * time.Hour); err != nil {
@@ -145,8 +166,13 @@ func Open(o Options) (*App, error) {
 	})
 	a.stopBackground = sync.OnceFunc(a.shutdownBackground)
 	a.window = step.NewWindow(a.cfg.MaxContextTokens)
+	a.mcp, opened = <-servers, true
+	if a.tools, err = a.registry(); err != nil {
+		a.Close()
+		return nil, err
+	}
 	a.wire()
-	a.opts.Sink.Emit(sessionStarted(sess, resumed))
+	a.opts.Sink.Emit(sessionStarted(sess, resumed, a.tools))
 	a.learnWindow(<-discovery)
 	return a, nil
 }
@@ -238,7 +264,7 @@ func (a *App) wire() {
 		Thinking:    thinking,
 		ExtraBody:   cfg.ExtraBody,
 	}
-	registry := tools.Worker()
+	registry := a.tools
 	a.loop = &loop.Loop{
 		Model:     model,
 		Tools:     registry,
@@ -309,7 +335,7 @@ func (a *App) systemPrompt(registry *tools.Registry) string {
 		if a.opts.Automated && doc.Name == tools.AskUser {
 			continue // not offered: nobody can answer
 		}
-		docs = append(docs, prompts.Tool{Name: doc.Name, Description: doc.Description, Example: doc.Example})
+		docs = append(docs, prompts.Tool{Name: doc.Name, Description: doc.Description, Example: doc.Example, Brief: doc.Brief})
 	}
 	return prompts.System{
 		Dir:          dir,
@@ -330,12 +356,12 @@ func (a *App) learnWindow(info llm.ServerInfo) {
 
 // sessionStarted describes the session opened; a resumed one with its last
 // exchange, how it ended and its task list.
-func sessionStarted(sess *sessions.Session, resumed bool) event.SessionStarted {
+func sessionStarted(sess *sessions.Session, resumed bool, set tools.Set) event.SessionStarted {
 	e := event.SessionStarted{ID: sess.ID, Resumed: resumed, Model: sess.Model, Dir: sess.WorkingDirectory}
 	if !resumed {
 		return e
 	}
-	e.LastRequest, e.LastAnswer = lastExchange(sess.History)
+	e.LastRequest, e.LastAnswer = lastExchange(sess.History, set)
 	e.LastStatus = string(sess.Status)
 	e.Tasks = sess.TaskList
 	return e
@@ -343,11 +369,11 @@ func sessionStarted(sess *sessions.Session, resumed bool) event.SessionStarted {
 
 // lastExchange is the last request of a history and what came of it: the
 // DONE summary, or else the model's last thoughts.
-func lastExchange(history []llm.Message) (request, answer string) {
+func lastExchange(history []llm.Message, set tools.Set) (request, answer string) {
 	for i := len(history) - 1; i >= 0; i-- {
 		m := history[i]
 		if m.Role == llm.RoleAssistant && answer == "" {
-			if r, err := parser.Parse(m.Content, tools.Worker().Names()); err == nil {
+			if r, err := parser.Parse(m.Content, set.Names()); err == nil {
 				answer = r.Thoughts
 				if last := r.Tools[len(r.Tools)-1]; last.Name == tools.Done {
 					answer = last.Input
@@ -384,7 +410,7 @@ func (a *App) NewSession() error {
 		return err
 	}
 	a.wire()
-	a.opts.Sink.Emit(sessionStarted(sess, false))
+	a.opts.Sink.Emit(sessionStarted(sess, false, a.tools))
 	return nil
 }
 
@@ -392,6 +418,7 @@ func (a *App) NewSession() error {
 // session's lock. It is called once, when dev ends.
 func (a *App) Close() {
 	a.stopBackground()
+	a.closeMCP()
 	if a.release != nil {
 		a.release()
 		a.release = nil
@@ -401,7 +428,19 @@ func (a *App) Close() {
 // Kill stops every process the app started, at once, from any goroutine:
 // for a dev that must exit now (a second Ctrl+C). The operating system
 // releases the lock when the process exits.
-func (a *App) Kill() { a.stopBackground() }
+func (a *App) Kill() {
+	a.stopBackground()
+	a.closeMCP()
+}
+
+// closeMCP stops the MCP servers, once.
+func (a *App) closeMCP() {
+	a.mcpOnce.Do(func() {
+		if a.mcp != nil {
+			_ = a.mcp.Close()
+		}
+	})
+}
 
 // shutdownBackground stops the background processes still running and says
 // which, as processes stopped by dev's exit.

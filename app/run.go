@@ -37,7 +37,7 @@ type Result struct {
 // it. It emits the failure, if any, phrased with what to do about it, and
 // the result, always last.
 func (a *App) Run(ctx context.Context, request string) Result {
-	o := a.loop.Run(ctx, a.sess, request)
+	o := a.loop.Run(ctx, a.sess, a.attach(request))
 	if cost := usage.SessionCost(a.sess, a.cfg.Prices); cost != nil {
 		a.sess.Cost = cost
 		if err := a.store.Save(a.sess); err != nil {

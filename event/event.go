@@ -64,6 +64,14 @@ type SessionStarted struct {
 	Tasks       []parser.Task
 }
 
+// FileAttached: a request's @path mention attached a file (or, for a
+// binary file, named it).
+type FileAttached struct {
+	Path   string
+	Lines  int
+	Binary bool
+}
+
 // ContextWindow: the context window the run works with, decided at start
 // from maxContextTokens and what the server reports.
 type ContextWindow struct {
@@ -207,6 +215,7 @@ const StoppedOnExit = "stopped"
 // Name implementations: the `type` field of --json lines.
 func (SessionStarted) Name() string    { return "session" }
 func (ContextWindow) Name() string     { return "context" }
+func (FileAttached) Name() string      { return "attachment" }
 func (RequestStarted) Name() string    { return "request" }
 func (Streaming) Name() string         { return "streaming" }
 func (ReplyParsed) Name() string       { return "response" }

@@ -25,6 +25,9 @@ Up and down walk through earlier requests; Ctrl+R searches them.
   /tasks      show the task list
   /sessions   list recent sessions
   /new        start a new session in this directory
+  /NAME args  a command of yours, from .dev/commands/NAME.md (see the README)
+  !command    run a command here; its output is added to the conversation
+  @path       in a request, attaches the file
   /exit       leave (or Ctrl+D, or Ctrl+C at an empty prompt)
 Ctrl+C during a request interrupts it and returns here; the session is saved.`
 
@@ -114,11 +117,16 @@ func (r *REPL) Run(a *app.App) error {
 			}
 			continue
 		}
-		if strings.HasPrefix(text, "/") && !strings.Contains(text, " ") {
-			fmt.Fprintf(r.streams.Err, "unknown command %s; /help lists them\n", text)
+		if command, ok := strings.CutPrefix(text, "!"); ok {
+			r.shell(command)
 			continue
 		}
-		r.request(text)
+		request, err := a.Request(text)
+		if err != nil {
+			fmt.Fprintf(r.streams.Err, "dev: %v; /help lists the built-in ones\n", err)
+			continue
+		}
+		r.request(request)
 	}
 	return nil
 }
@@ -139,6 +147,19 @@ func (r *REPL) request(text string) {
 	if res.Stop == loop.Done {
 		fmt.Fprintln(r.streams.Out, strings.TrimSpace(res.Summary))
 	}
+}
+
+// shell runs a command the user typed after "!", shows its output, and
+// leaves it in the conversation for the next request.
+func (r *REPL) shell(command string) {
+	if strings.TrimSpace(command) == "" {
+		fmt.Fprintln(r.streams.Err, "!command runs the command here and adds its output to the conversation")
+		return
+	}
+	ctx, done := r.intr.Work(context.Background())
+	res := r.app.Shell(ctx, command)
+	done()
+	fmt.Fprintln(r.streams.Err, strings.TrimRight(res.Output, "\n"))
 }
 
 // interrupt cancels the request running, as Ctrl+C does.

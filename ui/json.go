@@ -46,6 +46,12 @@ type (
 		Name  string `json:"name"`
 		Input string `json:"input"`
 	}
+	jsonAttachment struct {
+		Type   string `json:"type"`
+		Path   string `json:"path"`
+		Lines  int    `json:"lines"`
+		Binary bool   `json:"binary"`
+	}
 	jsonToolStart struct {
 		Type  string      `json:"type"`
 		Agent event.Agent `json:"agent"`
@@ -140,6 +146,8 @@ func jsonOf(e event.Event) (any, bool) {
 			tasks = []parser.Task{}
 		}
 		return jsonResponse{e.Name(), e.Agent, e.Step, e.Response.Thoughts, tasks, calls}, true
+	case event.FileAttached:
+		return jsonAttachment{e.Name(), e.Path, e.Lines, e.Binary}, true
 	case event.ToolStarted:
 		return jsonToolStart{e.Name(), e.Agent, e.Tool, e.Input}, true
 	case event.ToolFinished:

@@ -25,6 +25,7 @@ func everyEvent() []event.Event {
 		event.SessionStarted{ID: "0b6c2a9e-4b7d-4e8a-9c3f-2d5e8b1a7c40", Resumed: true, Model: "m", Dir: "/p",
 			LastRequest: "earlier", LastAnswer: "answer", LastStatus: "complete", Tasks: tasks},
 		event.ContextWindow{Window: 4096, Configured: 131072, Server: "llama.cpp", ServerWindow: 4096, Source: "GET /props"},
+		event.FileAttached{Path: "notes.md", Lines: 12},
 		event.RequestStarted{Agent: event.Worker, Step: 1},
 		event.Streaming{Agent: event.Worker, Content: "# Agent", Reasoning: "hmm", Chunks: 1},
 		event.ReplyParsed{Agent: event.Worker, Step: 1, Response: protocol.Response{Thoughts: "Read it.", Reasoning: "hidden",

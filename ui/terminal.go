@@ -148,6 +148,14 @@ func (t *Terminal) Emit(e event.Event) {
 		t.startSpinner()
 	case event.ContextWindow:
 		t.contextWindow(e)
+	case event.FileAttached:
+		if t.level >= Normal {
+			what := textfmt.Plural(e.Lines, "line")
+			if e.Binary {
+				what = "binary: named, not attached"
+			}
+			t.line(t.dim.Sprintf("dev: attached %s (%s)", e.Path, what))
+		}
 	case event.Compressing:
 		if t.level >= Verbose {
 			t.line(t.dim.Sprint(compressingText(e)))

@@ -1,0 +1,128 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/devagent/dev/config"
+	"github.com/devagent/dev/event"
+	"github.com/devagent/dev/llm"
+	"github.com/devagent/dev/mcp"
+	"github.com/devagent/dev/mention"
+	"github.com/devagent/dev/slashcmd"
+	"github.com/devagent/dev/tools"
+)
+
+// Extending dev (SPEC §15): custom tools and MCP servers join the worker's
+// tools; slash commands from files and @file mentions shape the request,
+// the same way for -p and the conversation; a shell escape adds a
+// command's output to the conversation.
+
+// ErrUnknownCommand: a request named a slash command that no file defines.
+var ErrUnknownCommand = errors.New("unknown command")
+
+// connectMCP starts every configured MCP server, in parallel with each
+// other, each bounded by mcp's connect timeout.
+func (a *App) connectMCP() *mcp.Set {
+	set := mcp.Connect(context.Background(), MCPServers(a.cfg), mcp.Options{Dir: a.opts.Dir, Stderr: a.opts.MCPStderr,
+		ClientName: "dev", ClientVersion: a.opts.Version})
+	for _, w := range set.Warnings() {
+		a.warn(w)
+	}
+	return set
+}
+
+// MCPServers are the mcpServers of the settings, in name order, as mcp
+// connects to them.
+func MCPServers(cfg config.Config) []mcp.ServerConfig {
+	var servers []mcp.ServerConfig
+	for _, name := range slices.Sorted(maps.Keys(cfg.MCPServers)) {
+		s := cfg.MCPServers[name]
+		servers = append(servers, mcp.ServerConfig{Name: name, Command: s.Command, Args: s.Args, Env: s.Env,
+			URL: s.URL, Headers: s.Headers, Disabled: s.Disabled})
+	}
+	return servers
+}
+
+// registry is the worker's tools: the built-in ones, the custom tools,
+// and the tools of the MCP servers that connected. A name taken twice is a
+// configuration error.
+func (a *App) registry() (*tools.Registry, error) {
+	var extra []tools.Tool
+	for _, t := range a.cfg.Tools {
+		extra = append(extra, tools.NewCustomTool(tools.CustomSpec{Name: t.Name, Description: t.Description,
+			Command: t.Command, Timeout: time.Duration(t.Timeout) * time.Second}))
+	}
+	if a.mcp != nil {
+		extra = append(extra, tools.NewMCPTools(a.mcp.Tools())...)
+	}
+	r, err := tools.Compose(extra...)
+	if err != nil {
+		return nil, &config.Error{Path: config.Path(a.opts.ConfigDir), Key: "tools", Reason: err.Error()}
+	}
+	return r, nil
+}
+
+// MCP is the MCP servers of the run (for dev mcp and /help).
+func (a *App) MCP() *mcp.Set { return a.mcp }
+
+// Commands are the slash commands defined by files for the session's
+// directory, and what their files said wrong.
+func (a *App) Commands(reserved []string) ([]slashcmd.Command, []string) {
+	return slashcmd.Discover(a.sess.WorkingDirectory, a.opts.ConfigDir, reserved)
+}
+
+// Request turns what the user typed into the request to work on: a slash
+// command defined by a file becomes its text with $ARGUMENTS replaced
+// (one that no file defines is ErrUnknownCommand); built-in commands are
+// the caller's and never reach here.
+func (a *App) Request(typed string) (string, error) {
+	name, _, isCommand := slashcmd.Parse(typed)
+	if !isCommand {
+		return typed, nil
+	}
+	cmds, _ := a.Commands(nil)
+	text, _, ok := slashcmd.Expand(cmds, typed)
+	if !ok {
+		known := "no command files define any (see the README's Extending dev)"
+		if len(cmds) > 0 {
+			var names []string
+			for _, c := range cmds {
+				names = append(names, "/"+c.Name)
+			}
+			known = "the commands are " + strings.Join(names, ", ")
+		}
+		return "", fmt.Errorf("%w /%s: %s", ErrUnknownCommand, name, known)
+	}
+	return text, nil
+}
+
+// attach adds the files the request mentions with @path after its text.
+func (a *App) attach(request string) string {
+	text, attached := mention.Expand(a.sess.WorkingDirectory, request)
+	for _, f := range attached {
+		a.opts.Sink.Emit(event.FileAttached{Path: f.Path, Lines: f.Lines, Binary: f.Binary})
+	}
+	return text
+}
+
+// Shell runs a command the user typed (the `!` escape) with COMMAND's
+// runner in the working directory, and adds the command and its output to
+// the conversation as context for the next request. The user's own
+// command is not asked about; the denied list and the sandbox still apply.
+func (a *App) Shell(ctx context.Context, command string) tools.Result {
+	env := *a.loop.Env
+	env.Approve, env.Interactive, env.Background = nil, false, nil
+	res := tools.CommandTool{}.Run(ctx, &env, command).Masked(a.mask)
+	a.sess.History = append(a.sess.History, llm.Message{Role: llm.RoleUser,
+		Content: "The user ran a command in the working directory, for you to know:\n" + res.Wrap()})
+	if err := a.store.Save(a.sess); err != nil {
+		a.warn("saving the session: " + err.Error())
+	}
+	return res
+}
