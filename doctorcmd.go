@@ -3,12 +3,15 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/devagent/dev/app"
 	"github.com/devagent/dev/config"
 	"github.com/devagent/dev/doctor"
+	"github.com/devagent/dev/redact"
+	"github.com/devagent/dev/sandbox"
 	"github.com/devagent/dev/ui"
 )
 
@@ -43,6 +46,7 @@ func (d *devCmd) doctor(c *cli.Context) error {
 		APIURL: cfg.APIURL, APIKey: cfg.APIKey, Model: cfg.Model,
 		MaxContextTokens: cfg.MaxContextTokens, Temperature: cfg.Temperature, MaxTokens: cfg.MaxTokens,
 		File: config.Path(dir), FileFound: found, Warnings: warnings, Err: err,
+		Safety: safetyFacts(cfg),
 	}
 
 	// Every probe ends with ctx, so one Ctrl+C is enough.
@@ -64,4 +68,15 @@ func (d *devCmd) doctor(c *cli.Context) error {
 		return &exitError{app.ExitFailure}
 	}
 	return nil
+}
+
+// safetyFacts is what dev doctor reports of the safety layers: the
+// settings, and what the OS offers.
+func safetyFacts(cfg config.Config) doctor.Safety {
+	ok, why := sandbox.Available()
+	s := doctor.Safety{Approval: cfg.Approval, Sandbox: cfg.Sandbox, SandboxAvailable: ok, SandboxWhy: why, Redact: cfg.RedactSecrets}
+	if cfg.RedactSecrets {
+		s.Secrets = redact.New(os.Environ(), cfg.APIKey).Names()
+	}
+	return s
 }

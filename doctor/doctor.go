@@ -34,10 +34,11 @@ const (
 	CheckReasoning = "reasoning"
 	CheckRoles     = "roles"
 	CheckProtocol  = "protocol"
+	CheckSafety    = "safety"
 )
 
 var checkOrder = []string{CheckConfig, CheckReachable, CheckServer, CheckModel, CheckContext,
-	CheckStreaming, CheckReasoning, CheckRoles, CheckProtocol}
+	CheckStreaming, CheckReasoning, CheckRoles, CheckProtocol, CheckSafety}
 
 // Check is one line of the report.
 type Check struct {
@@ -81,6 +82,9 @@ type Report struct {
 	OK         bool    `json:"ok"` // no check failed
 	Checks     []Check `json:"checks"`
 	Facts      Facts   `json:"facts"`
+	// Profile is a ready-to-paste profile for config.json's "profiles"
+	// with what was measured; nil when the server could not be probed.
+	Profile *Profile `json:"profile,omitempty"`
 }
 
 // Failed reports whether a check failed.
@@ -121,6 +125,10 @@ type Config struct {
 	// Err is a configuration dev cannot use: it is the only check that
 	// runs.
 	Err error
+
+	// Safety is what the settings ask of the safety layers, and what the
+	// OS offers, for the safety check.
+	Safety Safety
 
 	Timeouts Timeouts // zero fields take the defaults
 }

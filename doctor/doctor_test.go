@@ -70,7 +70,7 @@ func server(t *testing.T, kind llmtest.Kind, window int, models ...string) *llmt
 }
 
 func config(s *llmtest.Server) doctor.Config {
-	return doctor.Config{APIURL: s.BaseURL(), Model: model, MaxContextTokens: 131072, File: configFile, FileFound: true}
+	return doctor.Config{APIURL: s.BaseURL(), Model: model, MaxContextTokens: 131072, File: configFile, FileFound: true, Safety: safety}
 }
 
 var scenarios = []scenario{
@@ -247,3 +247,6 @@ func TestGolden(t *testing.T) {
 		})
 	}
 }
+
+// safety is what a default configuration on Linux reports.
+var safety = doctor.Safety{Approval: "auto", Sandbox: "off", SandboxAvailable: true, SandboxWhy: "Landlock ABI 7", Redact: true}

@@ -64,6 +64,7 @@ func (d *doctor) run(ctx context.Context) {
 		d.skipRest("the configuration cannot be used")
 		return
 	}
+	d.safety()
 	d.client = llm.New(llm.Config{BaseURL: d.cfg.APIURL, APIKey: d.cfg.APIKey})
 	stop := ""
 	if ctx.Err() == nil {
@@ -108,7 +109,7 @@ func (d *doctor) skipRest(reason string) {
 }
 
 func (d *doctor) report() Report {
-	r := Report{APIURL: d.cfg.APIURL, Model: d.cfg.Model, ConfigFile: d.cfg.File, Facts: d.facts}
+	r := Report{APIURL: d.cfg.APIURL, Model: d.cfg.Model, ConfigFile: d.cfg.File, Facts: d.facts, Profile: d.profile()}
 	for _, name := range checkOrder {
 		r.Checks = append(r.Checks, d.checks[name])
 	}

@@ -57,7 +57,7 @@ func TestDoctorLlamaCpp(t *testing.T) {
 		"  ok    reasoning  in the reasoning_content field",
 		"  ok    roles      system, user, assistant, user: accepted\n",
 		"  ok    protocol   answered in the template (DONE \"OK\") after 24 tokens, ",
-		"\n8 ok, 1 warning, nothing failed\n",
+		"\n9 ok, 1 warning, nothing failed\n",
 	} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
@@ -95,7 +95,7 @@ func TestDoctorOllamaJSON(t *testing.T) {
 	for _, c := range report.Checks {
 		names = append(names, c.Name)
 	}
-	want := []string{"config", "reachable", "server", "model", "context", "streaming", "reasoning", "roles", "protocol"}
+	want := []string{"config", "reachable", "server", "model", "context", "streaming", "reasoning", "roles", "protocol", "safety"}
 	if !report.OK || report.APIURL != w.srv.BaseURL() || !slices.Equal(names, want) {
 		t.Errorf("report ok %v, apiUrl %s, checks %q", report.OK, report.APIURL, names)
 	}
@@ -118,7 +118,8 @@ func TestDoctorDeadServer(t *testing.T) {
 		"  fail  reachable  cannot connect to " + w.srv.BaseURL() + ": connection refused\n",
 		"fix: start the server, or set apiUrl in " + filepath.Join(w.home, "config.json") + " (or DEV_API_URL) to where it listens\n",
 		"  skip  protocol   not checked: the server is unreachable\n",
-		"1 ok, 0 warnings, 7 not checked, 1 failed\n",
+		"2 ok, 0 warnings, 7 not checked, 1 failed\n",
+		"  ok    safety     sandbox off",
 	} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
@@ -197,4 +198,33 @@ func (w *world) readHome(rel string) string {
 		w.t.Fatalf("reading %s: %v", rel, err)
 	}
 	return string(data)
+}
+
+// dev doctor reports the safety layers in force, and offers a profile with
+// what it measured.
+func TestDoctorSafetyAndProfile(t *testing.T) {
+	w := newWorld(t, map[string]any{"approval": "edits"})
+	w.srv.Impersonate(llmtest.LlamaCpp, 32768)
+	w.srv.Respond(func(req llmtest.Request) (llmtest.Response, bool) {
+		return llmtest.Response{Reasoning: "Hmm.", Content: llmtest.Reply("ok", "DONE", "OK")}, true
+	})
+	w.extra = []string{"MY_API_TOKEN=abcdefgh12345678"}
+	r := w.run("doctor")
+	r.expect(t, 0)
+	for _, want := range []string{"  ok    safety     sandbox off", "approval edits", "secrets redacted (token shapes and 1 environment variables: MY_API_TOKEN)",
+		`"llama-cpp-mock-model": {`, `"maxContextTokens": 32768`, `"thinking": "off"`, "then: dev --profile llama-cpp-mock-model"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("dev doctor lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "abcdefgh12345678") {
+		t.Error("dev doctor printed a secret's value")
+	}
+	if r := w.run("doctor", "--json"); !strings.Contains(r.stdout, `"profile": {`) || !strings.Contains(r.stdout, `"name": "llama-cpp-mock-model"`) {
+		t.Errorf("dev doctor --json lacks the profile:\n%s", r.stdout)
+	}
+	w.writeConfig(map[string]any{"apiUrl": w.srv.BaseURL(), "model": "mock-model", "sandbox": "workspace"})
+	if r := w.run("doctor"); !strings.Contains(r.stdout, "safety     sandbox workspace (Landlock ABI") {
+		t.Errorf("sandbox workspace:\n%s", r.stdout)
+	}
 }

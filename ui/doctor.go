@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -57,6 +58,13 @@ func Doctor(s *Streams, r doctor.Report) error {
 		}
 	}
 	b.WriteString("\n" + doctorSummary(r) + "\n")
+	if p := r.Profile; p != nil {
+		b.WriteString("\nA profile with what was measured, for \"profiles\" in " + r.ConfigFile + " (then: dev --profile " + p.Name + "):\n\n")
+		b.WriteString(profileJSON(p))
+		for _, n := range p.Notes {
+			b.WriteString(dim.Sprint("  # "+n) + "\n")
+		}
+	}
 	_, err := io.WriteString(s.Out, b.String())
 	return err
 }
@@ -86,4 +94,19 @@ func DoctorJSON(w io.Writer, r doctor.Report) error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
+}
+
+// profileJSON is the suggested profile as a config.json entry.
+func profileJSON(p *doctor.Profile) string {
+	entry := map[string]any{"apiUrl": p.APIURL, "model": p.Model}
+	if p.MaxContextTokens > 0 {
+		entry["maxContextTokens"] = p.MaxContextTokens
+	}
+	if p.Thinking != "" {
+		entry["thinking"] = p.Thinking
+	}
+	body, _ := json.Marshal(entry)
+	var out bytes.Buffer
+	_ = json.Indent(&out, []byte(fmt.Sprintf("{%q: %s}", p.Name, body)), "  ", "  ")
+	return "  " + out.String() + "\n"
 }
