@@ -25,6 +25,9 @@ func (a *App) approve(ctx context.Context, act tools.Action) tools.Verdict {
 	if command {
 		need = a.approvals.CommandNeedsApproval(act.Command)
 		what = "the command `" + act.Command + "`"
+		if act.MCP {
+			what = "the MCP call " + act.Command
+		}
 	}
 	if !need {
 		return tools.Verdict{Allowed: true}
@@ -62,6 +65,9 @@ func (a *App) approve(ctx context.Context, act tools.Action) tools.Verdict {
 // question shows what the user is asked to allow: the command, or the
 // diff of the change as it will be written.
 func question(act tools.Action) string {
+	if act.MCP {
+		return fmt.Sprintf("Call the MCP tool %s with this input?\n  %s\n[y]es, [n]o (a reason may follow), [a]lways this exact call", act.Command, act.Input)
+	}
 	if act.Command != "" {
 		return fmt.Sprintf("Run this command?\n  %s\n[y]es, [n]o (a reason may follow: n use make), [a]lways this exact command", strings.ReplaceAll(act.Command, "\n", "\n  "))
 	}
