@@ -20,14 +20,20 @@ import (
 // refuses under -p what would need one, and asks the user otherwise.
 func (a *App) approve(ctx context.Context, act tools.Action) tools.Verdict {
 	command := act.Command != ""
+	// "Always" remembers exactly what was allowed: a command line, a file,
+	// or an MCP call with its input.
+	always := act.Command
 	need := a.approvals.EditNeedsApproval(act.Abs)
 	what := "this change to " + act.Path
-	if command {
+	switch {
+	case act.MCP:
+		// allowCommands names MCP tools as it names commands.
+		always = act.Command + " " + act.Input
+		need = a.approvals.Mode != guard.Auto && !a.approvals.Allow.Allows(act.Command) && !a.approvals.Always.Command(always)
+		what = "the MCP call " + act.Command
+	case command:
 		need = a.approvals.CommandNeedsApproval(act.Command)
 		what = "the command `" + act.Command + "`"
-		if act.MCP {
-			what = "the MCP call " + act.Command
-		}
 	}
 	if !need {
 		return tools.Verdict{Allowed: true}
@@ -49,7 +55,7 @@ func (a *App) approve(ctx context.Context, act tools.Action) tools.Verdict {
 		return tools.Verdict{Allowed: true}
 	case "a", "always":
 		if command {
-			a.approvals.Always.AllowCommand(act.Command)
+			a.approvals.Always.AllowCommand(always)
 		} else {
 			a.approvals.Always.AllowFile(act.Abs)
 		}
