@@ -5,6 +5,7 @@ package mcp
 import (
 	"os/exec"
 	"syscall"
+	"time"
 )
 
 // isolate starts the server in a session of its own: its own process group,
@@ -17,3 +18,12 @@ func isolate(cmd *exec.Cmd) {
 func terminate(cmd *exec.Cmd) { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
 
 func kill(cmd *exec.Cmd) { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+
+// awaitGroup waits, at most limit, until no process of cmd's group is
+// left (zombies waiting for their reaper count as gone: they run nothing).
+func awaitGroup(cmd *exec.Cmd, limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) && groupAlive(cmd.Process.Pid) {
+		time.Sleep(5 * time.Millisecond) // a kill's delivery has no event to wait on
+	}
+}

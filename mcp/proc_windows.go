@@ -3,6 +3,7 @@ package mcp
 import (
 	"os/exec"
 	"syscall"
+	"time"
 )
 
 // isolate gives the server a process group of its own, so that Ctrl+C in
@@ -15,3 +16,6 @@ func isolate(cmd *exec.Cmd) {
 func terminate(*exec.Cmd) {}
 
 func kill(cmd *exec.Cmd) { _ = cmd.Process.Kill() }
+
+// awaitGroup: on Windows the process's own kill is waited for by stop.
+func awaitGroup(*exec.Cmd, time.Duration) {}

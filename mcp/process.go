@@ -92,6 +92,11 @@ func (p *process) state() string {
 	return p.cmd.ProcessState.String()
 }
 
+// killWait bounds the wait for a killed process group to be gone: KILL is
+// delivered asynchronously, and a child still running a moment after Close
+// would outlive dev's own exit.
+const killWait = 500 * time.Millisecond
+
 // stop ends the process once its input is closed (the session's Close does
 // that): it may exit by itself within grace, then gets TERM, then KILL; what
 // it left running in its process group is killed too. It returns when the
@@ -105,6 +110,7 @@ func (p *process) stop(grace time.Duration) error {
 		}
 	}
 	kill(p.cmd) // children left behind
+	awaitGroup(p.cmd, killWait)
 	var exit *exec.ExitError
 	if p.waitErr != nil && !errors.As(p.waitErr, &exit) && !errors.Is(p.waitErr, exec.ErrWaitDelay) {
 		return p.waitErr
