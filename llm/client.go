@@ -237,6 +237,12 @@ func (c *Client) streamOnce(ctx context.Context, req Request, withUsage bool, on
 		if e := cl.take(&acc, raw); e != nil {
 			return Reply{}, e
 		}
+		if acc.cut {
+			break // the rest is not wanted; closing the stream ends it
+		}
+	}
+	if d.oversized {
+		acc.markCut()
 	}
 	if payload := d.lines.lastError(); payload != nil {
 		// llama.cpp's `error:` line inside a 200 stream, which go-openai skips.

@@ -56,6 +56,9 @@ type Reply struct {
 	ReasoningField string
 	FinishReason   string // "stop", "length", ... ("" when the server sent none)
 	Usage          *Usage // nil when the server sent none, or only zeros
+	// Cut: dev cut the reply at MaxReplyBytes (or at a data line longer
+	// than it could hold); FinishReason is then "length".
+	Cut bool
 }
 
 // Config configures a Client.
