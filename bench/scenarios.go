@@ -25,6 +25,8 @@ func scenarios() []scenario {
 		fixABugScenario(),
 		longSessionScenario(),
 		bigReplyScenario(),
+		longLineScenario(),
+		tenThousandToolsScenario(),
 		fixABugKeptScenario(),
 		hugeOutputScenario(),
 		bigTreeScenario(),
@@ -368,6 +370,71 @@ func bigReplyScenario() scenario {
 			cpu := median(ps, func(p *process) time.Duration { return p.cpu })
 			return fmt.Sprintf("%d chunks (%.1f MB of SSE) streamed in %s (to a client that only reads: %s); dev's CPU %.1f µs a chunk; the gap is parsing, writing 400 KB and saving the session",
 				chunks, float64(size)/(1<<20), ms(stream), ms(alone), float64(cpu.Microseconds())/float64(chunks))
+		},
+	}
+}
+
+// longLineScenario streams a reply of 50 MB on one line, as a broken model
+// or server might: dev cuts it at 8 MB (SPEC §11), tells the model, and
+// the next reply ends the run.
+func longLineScenario() scenario {
+	const summary = "Short this time."
+	long := llmtest.Response{Content: llmtest.Reply(strings.Repeat("word ", (50<<20)/5), "DONE", "never"), ChunkSize: 64 << 10}
+	return scenario{
+		name:    "50mb-line",
+		title:   "reply of 50 MB on one line",
+		target:  "seconds, RSS < 200 MB",
+		maxRuns: 3,
+		setup: func(w *world) ([]string, error) {
+			w.script(instant(long), instant(reply("Done.", "", call("DONE", summary))))
+			return []string{"--no-audit", "-p", "think aloud"}, nil
+		},
+		check: func(w *world, p *process) error {
+			if err := checkRun(w, p, 2, summary); err != nil {
+				return err
+			}
+			if !strings.Contains(p.stderr, "Your reply was cut off") {
+				return fmt.Errorf("the reply was not cut")
+			}
+			return nil
+		},
+		notes: func(ps []*process) string {
+			stream := median(ps, func(p *process) time.Duration { return p.requests[0].Replied.Sub(p.requests[0].Arrived) })
+			return fmt.Sprintf("first reply streamed (and cut at 8 MB) in %s", ms(stream))
+		},
+	}
+}
+
+// tenThousandToolsScenario: one reply calls UPDATE_TASK_LIST 10,000 times;
+// the results outgrow the context window and are summarised.
+func tenThousandToolsScenario() scenario {
+	const summary = "Counted."
+	calls := make([]llmtest.Call, 10000)
+	for i := range calls {
+		calls[i] = call("UPDATE_TASK_LIST", "")
+	}
+	many := llmtest.Response{Content: llmtest.Template("Many steps.", "[~] count", calls...), ChunkSize: 4 << 10}
+	return scenario{
+		name:    "10k-tools",
+		title:   "reply with 10,000 tool calls",
+		target:  "seconds, RSS < 200 MB",
+		maxRuns: 3,
+		setup: func(w *world) ([]string, error) {
+			w.srv.Respond(func(req llmtest.Request) (llmtest.Response, bool) {
+				compression := len(req.Messages) == 1 && strings.Contains(req.Messages[0].Content, "<conversation>")
+				return llmtest.Response{Content: "SUMMARY: counted to 10,000."}, compression
+			})
+			w.script(instant(many), instant(reply("Done.", "", call("DONE", summary))))
+			return []string{"--no-audit", "-p", "count"}, nil
+		},
+		check: func(w *world, p *process) error {
+			if err := checkRun(w, p, 3, summary); err != nil {
+				return err
+			}
+			if n := strings.Count(p.stderr, "UPDATE_TASK_LIST"); n < 10000 {
+				return fmt.Errorf("%d tools shown, want 10000", n)
+			}
+			return nil
 		},
 	}
 }

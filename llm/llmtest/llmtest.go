@@ -296,6 +296,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, model string, re
 		return
 	}
 	for _, piece := range parts {
+		if r.Context().Err() != nil {
+			return // the client went away (e.g. it cut a long reply)
+		}
 		send(chunk(map[string]any{"content": piece}, nil))
 	}
 	finish := resp.FinishReason
