@@ -59,10 +59,11 @@ type runner struct {
 	timeout    time.Duration
 	grace      time.Duration
 	background Background // nil: commands past the timeout are stopped
+	groups     Groups     // nil: not recorded
 }
 
 func newRunner(env *Env) *runner {
-	r := &runner{dir: env.Dir, outputDir: env.OutputDir, timeout: env.CommandTimeout, grace: killGrace, background: env.Background}
+	r := &runner{dir: env.Dir, outputDir: env.OutputDir, timeout: env.CommandTimeout, grace: killGrace, background: env.Background, groups: env.Groups}
 	if r.timeout <= 0 {
 		r.timeout = defaultCommandTimeout
 	}
@@ -79,6 +80,11 @@ func (r *runner) run(ctx context.Context, command string) Result {
 	p, err := startProcess(r.dir, command, out)
 	if err != nil {
 		return res.fail(fmt.Sprintf("cannot start the command: %v.", err))
+	}
+	if r.groups != nil {
+		// Best effort: a group not recorded is still stopped by bgproc
+		// while dev runs; only a dev killed meanwhile would miss it.
+		_ = r.groups.Record(p.PID())
 	}
 	timer := time.NewTimer(r.timeout)
 	defer timer.Stop()

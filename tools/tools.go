@@ -39,6 +39,15 @@ type Env struct {
 	// serves the background-process tools. Nil (e.g. for the audit): such
 	// commands are stopped, and no background process exists.
 	Background Background
+	// Groups records the process group of every command as it starts (a
+	// *reaper.Reaper), so that none outlives dev, not even when dev is
+	// killed. Nil: not recorded.
+	Groups Groups
+}
+
+// Groups records the process groups commands run in.
+type Groups interface {
+	Record(pid int) error
 }
 
 // Background keeps processes running past their foreground command (a
