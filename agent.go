@@ -12,12 +12,14 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/devagent/dev/audit"
+	"github.com/devagent/dev/bgproc"
 	"github.com/devagent/dev/compress"
 	"github.com/devagent/dev/config"
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/loop"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/prompts"
+	"github.com/devagent/dev/reaper"
 	"github.com/devagent/dev/sessions"
 	"github.com/devagent/dev/tools"
 	"github.com/devagent/dev/ui"
@@ -128,7 +130,16 @@ func (d *devCmd) root(c *cli.Context) error {
 	a := &agent{devCmd: d, setup: s, sess: sess, sink: sink, automated: automated, noAudit: c.Bool("no-audit"), json: c.Bool("json"), releaseLock: release,
 		client: client, discovery: discovery}
 	defer func() { a.releaseLock() }()
-	a.bg = newBackground(sink, d.streams.Err)
+	// With the session's lock held, a record of process groups left in its
+	// directory is a dead run's: stop what is still running of it.
+	groups, left, err := reaper.Open(s.store.Dir(sess.ID), bgproc.DefaultGrace)
+	if err != nil {
+		fmt.Fprintln(d.streams.Err, "dev: warning: stopping what an earlier run left: "+err.Error())
+	}
+	if left > 0 {
+		fmt.Fprintf(d.streams.Err, "dev: stopped %d process groups an earlier run of this session left running\n", left)
+	}
+	a.bg = newBackground(sink, d.streams.Err, groups)
 	defer a.bg.stop()
 	a.loop = a.newLoop()
 	sink.Emit(sessionStarted(sess, resumed))
@@ -257,6 +268,7 @@ func (a *agent) newLoop() *loop.Loop {
 	}
 	if a.bg != nil {
 		env.Background = a.bg.Manager
+		env.Groups = a.bg.groups
 	}
 	retries := cfg.MaxRetries
 	if a.automated {
@@ -301,7 +313,7 @@ func (a *agent) newLoop() *loop.Loop {
 			MaxTokens:   cfg.MaxTokens,
 			// The auditor's commands run where the worker's do, but never
 			// ask and never go to the background.
-			Env:        &tools.Env{Dir: env.Dir, CommandTimeout: env.CommandTimeout, OutputDir: env.OutputDir},
+			Env:        &tools.Env{Dir: env.Dir, CommandTimeout: env.CommandTimeout, OutputDir: env.OutputDir, Groups: env.Groups},
 			Commands:   cfg.AuditCommands,
 			MaxRetries: retries,
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/devagent/dev/bgproc"
 	"github.com/devagent/dev/loop"
+	"github.com/devagent/dev/reaper"
 )
 
 // background is this dev process's manager of background processes, wired
@@ -16,10 +17,11 @@ import (
 // out (normal end, error, Ctrl+C, a second Ctrl+C, SIGTERM).
 type background struct {
 	*bgproc.Manager
-	stop func()
+	groups *reaper.Reaper // every command's process group
+	stop   func()
 }
 
-func newBackground(sink loop.Sink, stderr io.Writer) *background {
+func newBackground(sink loop.Sink, stderr io.Writer, groups *reaper.Reaper) *background {
 	m := bgproc.New(bgproc.Options{
 		OnStart: func(i bgproc.Info) {
 			sink.Emit(loop.BackgroundStarted{ID: i.ID, Command: i.Command, PID: i.PID})
@@ -28,7 +30,7 @@ func newBackground(sink loop.Sink, stderr io.Writer) *background {
 			sink.Emit(loop.BackgroundExited{ID: i.ID, Command: i.Command, Status: i.Status.String(), ExitCode: i.ExitCode, Runtime: i.Runtime})
 		},
 	})
-	return &background{Manager: m, stop: sync.OnceFunc(func() {
+	return &background{Manager: m, groups: groups, stop: sync.OnceFunc(func() {
 		for _, i := range m.Shutdown() {
 			command, _, more := strings.Cut(strings.TrimSpace(i.Command), "\n")
 			if more {
@@ -36,5 +38,6 @@ func newBackground(sink loop.Sink, stderr io.Writer) *background {
 			}
 			fmt.Fprintf(stderr, "dev: stopped background process %s on exit: %s\n", i.ID, command)
 		}
+		groups.StopAll(m.Grace()) // what finished commands left behind
 	})}
 }

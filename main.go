@@ -15,6 +15,7 @@ import (
 
 	"github.com/devagent/dev/config"
 	"github.com/devagent/dev/loop"
+	"github.com/devagent/dev/reaper"
 	"github.com/devagent/dev/sessions"
 	"github.com/devagent/dev/ui"
 )
@@ -45,8 +46,19 @@ const exitCodesHelp = `EXIT CODES:
 func main() {
 	signals := make(chan os.Signal, 2)
 	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	// A write to a closed stdout or stderr then fails (EPIPE) instead of
+	// killing dev, which ends as on SIGTERM, stopping what it started.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	_ = reaper.AdoptOrphans() // Linux: what commands orphan stays dev's to stop
+	streams := ui.System(os.Getenv)
+	streams.OnClosed(func() {
+		select {
+		case signals <- syscall.SIGPIPE:
+		default:
+		}
+	})
 	stopProfiles := startProfiles(os.Getenv)
-	code := run(os.Args, ui.System(os.Getenv), os.Getenv, signals)
+	code := run(os.Args, streams, os.Getenv, signals)
 	stopProfiles()
 	os.Exit(code)
 }
