@@ -96,10 +96,9 @@ func (d *devCmd) root(c *cli.Context) error {
 	// round trips overlap opening the session and building the system prompt.
 	client := newClient(s.cfg)
 	discovery := discover(client, s.cfg.Model)
-	if days := s.cfg.SessionRetentionDays; days > 0 {
-		if _, err := s.store.Prune(time.Duration(days) * 24 * time.Hour); err != nil {
-			fmt.Fprintln(d.streams.Err, "dev: warning: removing old sessions: "+err.Error())
-		}
+	// Also with retention 0 (keep sessions): Prune clears what dead runs left.
+	if _, err := s.store.Prune(time.Duration(s.cfg.SessionRetentionDays) * 24 * time.Hour); err != nil {
+		fmt.Fprintln(d.streams.Err, "dev: warning: removing old sessions: "+err.Error())
 	}
 	cwd, err := workingDir(c.String("cwd"))
 	if err != nil {

@@ -107,7 +107,7 @@ func exitCode(err error) int {
 		return exit.code
 	case errors.As(err, &usage), errors.As(err, &cfgErr),
 		errors.Is(err, sessions.ErrNotFound), errors.Is(err, sessions.ErrInUse),
-		errors.Is(err, sessions.ErrNoSession), errors.Is(err, sessions.ErrBadID):
+		errors.Is(err, sessions.ErrNoSession), errors.Is(err, sessions.ErrBadID), errors.Is(err, sessions.ErrCorrupt):
 		return exitUsage
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted
