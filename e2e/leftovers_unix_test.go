@@ -149,4 +149,3 @@ func TestCorruptSessionFile(t *testing.T) {
 		t.Errorf("sessions list:\n%s", r.stdout)
 	}
 }
-
