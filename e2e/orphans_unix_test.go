@@ -153,3 +153,5 @@ func TestKilledDevLeftoversStoppedOnResume(t *testing.T) {
 		t.Errorf("stderr does not say what was stopped:\n%s", r.stderr)
 	}
 }
+
+func killPID(pid int) { syscall.Kill(pid, syscall.SIGKILL) }

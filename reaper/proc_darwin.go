@@ -1,6 +1,8 @@
 package reaper
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"strconv"
 
@@ -56,4 +58,32 @@ func toProc(k unix.KinfoProc) proc {
 	}
 	p.sid, _ = unix.Getsid(p.pid)
 	return p
+}
+
+// environ is the environment pid started with, NUL-separated NAME=value,
+// from kern.procargs2 (as ps -E reads it): argc, the executable's path,
+// NUL padding, argc arguments, then the environment.
+func environ(pid int) ([]byte, error) {
+	buf, err := unix.SysctlRaw("kern.procargs2", pid)
+	if err != nil {
+		return nil, err
+	}
+	if len(buf) < 4 {
+		return nil, errors.New("short procargs2")
+	}
+	argc := int(binary.LittleEndian.Uint32(buf))
+	rest := buf[4:]
+	i := bytes.IndexByte(rest, 0) // the executable's path
+	if i < 0 {
+		return nil, errors.New("malformed procargs2")
+	}
+	rest = bytes.TrimLeft(rest[i:], "\x00")
+	for range argc {
+		i := bytes.IndexByte(rest, 0)
+		if i < 0 {
+			return nil, errors.New("malformed procargs2")
+		}
+		rest = rest[i+1:]
+	}
+	return rest, nil
 }

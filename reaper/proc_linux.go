@@ -77,3 +77,8 @@ func readProc(pid string) (proc, error) {
 	p.start, err = strconv.ParseUint(f[19], 10, 64)
 	return p, err
 }
+
+// environ is the environment pid started with: NUL-separated NAME=value.
+func environ(pid int) ([]byte, error) {
+	return os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+}

@@ -1,10 +1,14 @@
 // Package reaper makes sure no process group dev starts outlives it. A
-// Reaper records each command's process group, with its leader's start time,
-// in a file of the session's directory; StopAll stops every recorded group
-// that still has processes (children a finished command left behind too)
-// and the orphans dev adopted, when dev ends; and Open first stops what a
-// dev that died without StopAll (SIGKILL, a crash) recorded there, after
-// checking that each group still holds the processes it recorded.
+// Reaper records, in a file of the session's directory, a random run id
+// that every command gets in its environment (Env) and each command's
+// process group with its leader's start time. StopAll stops every recorded
+// group that still has processes (children a finished command left behind
+// too), the processes that carry the run id, and the orphans dev adopted,
+// when dev ends; and Open first stops what a dev that died without StopAll
+// (SIGKILL, a crash) recorded there: its groups, after checking that each
+// still holds the processes it recorded, and the processes with its run id
+// (which also finds a command started in the moment before its group was
+// recorded, and what left the group, unless it cleared its environment).
 //
 // Linux and macOS; elsewhere recording is skipped and StopAll only stops
 // the groups recorded by this process while they run.
@@ -12,11 +16,15 @@ package reaper
 
 import (
 	"bufio"
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,6 +33,9 @@ import (
 
 // FileName is the record's name in the session's directory.
 const FileName = "process-groups"
+
+// EnvVar names the run id in the environment of every command.
+const EnvVar = "DEV_RUN_ID"
 
 // pollStop is how often a stop checks whether the groups are empty.
 const pollStop = 20 * time.Millisecond
@@ -44,6 +55,7 @@ type Group struct {
 // methods are safe for concurrent use.
 type Reaper struct {
 	path string // "" keeps the record in memory only
+	run  string // the run id
 
 	mu     sync.Mutex
 	groups []Group
@@ -52,17 +64,41 @@ type Reaper struct {
 }
 
 // Open stops what a dead run recorded in dir (Reap), then returns a Reaper
-// that records this run's groups there. The caller must hold the lock of the
-// session dir belongs to: a record is a dead run's only when no dev holds
-// it. dir "" records in memory only. left counts the groups stopped.
+// that records this run there, starting with its run id. The caller must
+// hold the lock of the session dir belongs to: a record is a dead run's only
+// when no dev holds it. dir "" records in memory only. left counts the
+// groups and processes stopped.
 func Open(dir string, grace time.Duration) (r *Reaper, left int, err error) {
-	r = &Reaper{}
+	b := make([]byte, 16)
+	_, _ = rand.Read(b) // never fails (crypto/rand)
+	r = &Reaper{run: hex.EncodeToString(b)}
 	if dir == "" {
 		return r, 0, nil
 	}
 	r.path = filepath.Join(dir, FileName)
 	left, err = Reap(dir, grace)
+	if supported {
+		r.mu.Lock()
+		r.open()
+		r.mu.Unlock()
+	}
 	return r, left, err
+}
+
+// Env is what every command's environment gets: the run id.
+func (r *Reaper) Env() []string { return []string{EnvVar + "=" + r.run} }
+
+// open starts the record with the run id; r.mu is held. A failure is kept
+// in r.err: recording goes on in memory.
+func (r *Reaper) open() {
+	if err := os.MkdirAll(filepath.Dir(r.path), 0o700); err != nil {
+		r.err = err
+		return
+	}
+	r.file, r.err = os.OpenFile(r.path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o600)
+	if r.err == nil {
+		_, r.err = fmt.Fprintf(r.file, "run %s\n", r.run)
+	}
 }
 
 // Record adds the group led by pid, a process just started in its own
@@ -80,11 +116,7 @@ func (r *Reaper) Record(pid int) error {
 		return nil
 	}
 	if r.file == nil && r.err == nil {
-		if err := os.MkdirAll(filepath.Dir(r.path), 0o700); err != nil {
-			r.err = err
-		} else {
-			r.file, r.err = os.OpenFile(r.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-		}
+		r.open() // after StopAll: dev goes on (tests do)
 	}
 	if r.err != nil {
 		return fmt.Errorf("recording process group %d: %w", pid, r.err)
@@ -104,16 +136,17 @@ func (r *Reaper) Groups() []Group {
 	return append([]Group(nil), r.groups...)
 }
 
-// StopAll stops every recorded group that still has processes, and every
-// child process of dev's (orphans it adopted as subreaper, see
-// AdoptOrphans): TERM, then KILL to what is left after grace. It then
+// StopAll stops every recorded group that still has processes, every
+// process with the run id in its environment, and every child process of
+// dev's (orphans it adopted as subreaper, see AdoptOrphans): TERM, then
+// KILL to what is left after grace. It then
 // removes the record: nothing is left for a later dev to stop. It returns
 // how many groups and processes it signalled.
 func (r *Reaper) StopAll(grace time.Duration) int {
 	r.mu.Lock()
 	groups := append([]Group(nil), r.groups...)
 	r.mu.Unlock()
-	n := stop(groups, grace, true)
+	n := stop(groups, []string{r.run}, grace, true)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.file != nil {
@@ -128,36 +161,40 @@ func (r *Reaper) StopAll(grace time.Duration) int {
 }
 
 // Reap stops the groups a dead run recorded in dir that still hold the
-// processes it started, and removes the record. The caller must know that
-// run is dead (it holds the session's lock). It returns how many groups it
-// signalled.
+// processes it started, and the processes with its run id, and removes the
+// record. The caller must know that run is dead (it holds the session's
+// lock). It returns how many groups and processes it signalled.
 func Reap(dir string, grace time.Duration) (int, error) {
 	path := filepath.Join(dir, FileName)
-	groups, err := readRecord(path)
+	runs, groups, err := readRecord(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
 	}
 	if err != nil {
 		return 0, err
 	}
-	n := stop(groups, grace, false)
+	n := stop(groups, runs, grace, false)
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return n, fmt.Errorf("removing %s: %w", path, err)
 	}
 	return n, nil
 }
 
-// readRecord reads a record; malformed lines (a write cut short) are skipped.
-func readRecord(path string) ([]Group, error) {
+// readRecord reads a record: run ids and groups. Malformed lines (a write
+// cut short) are skipped.
+func readRecord(path string) (runs []string, groups []Group, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
-	var groups []Group
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		fields := strings.Fields(sc.Text())
+		if len(fields) == 2 && fields[0] == "run" && len(fields[1]) == 32 {
+			runs = append(runs, fields[1])
+			continue
+		}
 		if len(fields) != 3 {
 			continue
 		}
@@ -169,9 +206,9 @@ func readRecord(path string) ([]Group, error) {
 		groups = append(groups, Group{PGID: pgid, Start: start, Boot: fields[0]})
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
+		return nil, nil, fmt.Errorf("reading %s: %w", path, err)
 	}
-	return groups, nil
+	return runs, groups, nil
 }
 
 // target is what a stop signals: a whole group (pgid) or one process.
@@ -179,11 +216,11 @@ type target struct {
 	pgid, pid int
 }
 
-// stop signals the groups that are still the ones recorded, and with
-// children also the children of this process, TERM first and KILL after
-// grace, until none has a live process left or KILL was sent. It returns
-// how many targets it signalled.
-func stop(groups []Group, grace time.Duration, children bool) int {
+// stop signals the groups that are still the ones recorded, the processes
+// with one of the run ids, and with children also the children of this
+// process, TERM first and KILL after grace, until none has a live process
+// left. It returns how many targets it signalled first.
+func stop(groups []Group, runs []string, grace time.Duration, children bool) int {
 	if !supported {
 		return 0
 	}
@@ -193,7 +230,7 @@ func stop(groups []Group, grace time.Duration, children bool) int {
 		if err != nil {
 			return nil
 		}
-		return targets(groups, procs, boot, children)
+		return append(targets(groups, procs, boot, children), marked(procs, runs)...)
 	}
 	first := live()
 	if len(first) == 0 {
@@ -261,6 +298,37 @@ func targets(groups []Group, procs []proc, boot string, children bool) []target 
 			out = append(out, target{pgid: p.pgid})
 		} else {
 			out = append(out, target{pid: p.pid})
+		}
+	}
+	return out
+}
+
+// marked are the live processes whose environment holds one of the run
+// ids: started by those runs' commands, whatever group or session they are
+// in now. This process is never one.
+func marked(procs []proc, runs []string) []target {
+	if len(runs) == 0 {
+		return nil
+	}
+	want := make([][]byte, len(runs))
+	for i, run := range runs {
+		want[i] = []byte(EnvVar + "=" + run)
+	}
+	self := os.Getpid()
+	var out []target
+	for _, p := range procs {
+		if p.zombie || p.pid == self || p.pid <= 1 {
+			continue
+		}
+		env, err := environ(p.pid)
+		if err != nil {
+			continue // gone, or not ours to read
+		}
+		for _, v := range bytes.Split(env, []byte{0}) {
+			if slices.ContainsFunc(want, func(w []byte) bool { return bytes.Equal(v, w) }) {
+				out = append(out, target{pid: p.pid})
+				break
+			}
 		}
 	}
 	return out

@@ -39,17 +39,18 @@ func TestOwned(t *testing.T) {
 func TestReadRecordSkipsBrokenLines(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), FileName)
-	data := "b1 100 5000\ngarbage\nb1 x 5\nb1 1 5\nb2 200 6000\nb2 300"
+	run := "0123456789abcdef0123456789abcdef"
+	data := "run " + run + "\nrun short\nb1 100 5000\ngarbage\nb1 x 5\nb1 1 5\nb2 200 6000\nb2 300"
 	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	got, err := readRecord(path)
+	runs, got, err := readRecord(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []Group{{PGID: 100, Start: 5000, Boot: "b1"}, {PGID: 200, Start: 6000, Boot: "b2"}}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("got %+v, want %+v", got, want)
+	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(runs, []string{run}) {
+		t.Errorf("got %v %+v, want %v %+v", runs, got, []string{run}, want)
 	}
 }
 

@@ -157,7 +157,7 @@ func TestOpenReapsADeadRun(t *testing.T) {
 	fmt.Fprintf(f, "%s %d %d\n%s %d", boot, other.Process.Pid, start+1, boot, other.Process.Pid) // and a line cut short
 	f.Close()
 
-	_, n, err := Open(dir, grace)
+	next, n, err := Open(dir, grace)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,40 @@ func TestOpenReapsADeadRun(t *testing.T) {
 	if bgproctest.Gone(other.Process.Pid) {
 		t.Error("a process that only shares the recorded group id was stopped")
 	}
-	if _, err := os.Stat(filepath.Join(dir, FileName)); !os.IsNotExist(err) {
-		t.Errorf("the record is left: %v", err)
+	// The record is the new run's now.
+	if data, err := os.ReadFile(filepath.Join(dir, FileName)); err != nil || string(data) != "run "+next.run+"\n" {
+		t.Errorf("the record holds %q (%v), want the new run's id only", data, err)
+	}
+}
+
+// TestOpenReapsByRunID: a process a dead run started but had not recorded
+// yet (it was killed in between), or one that left its group, is found by
+// the run id in its environment; a process of another run is not.
+func TestOpenReapsByRunID(t *testing.T) {
+	dir := t.TempDir()
+	dead, _, err := Open(dir, grace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := func(env []string) *exec.Cmd {
+		cmd := exec.Command("sleep", "300")
+		cmd.Env = append(os.Environ(), env...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		return cmd
+	}
+	unrecorded := start(dead.Env())
+	other := start([]string{EnvVar + "=ffffffffffffffffffffffffffffffff"})
+	exited := make(chan struct{})
+	go func() { unrecorded.Wait(); close(exited) }()
+	if _, n, err := Open(dir, grace); err != nil || n != 1 {
+		t.Errorf("Open stopped %d, %v; want the one process", n, err)
+	}
+	<-exited // Open returns once it is gone; a hang here is the failure
+	if bgproctest.Gone(other.Process.Pid) {
+		t.Error("a process of another run was stopped")
 	}
 }

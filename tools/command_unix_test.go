@@ -181,19 +181,26 @@ func TestCommandHugeOutputBoundedMemory(t *testing.T) {
 // recorded is a Groups that keeps the pids it is given.
 type recorded struct{ pids []int }
 
+func (r *recorded) Env() []string { return []string{"DEV_TEST_MARK=42"} }
+
 func (r *recorded) Record(pid int) error {
 	r.pids = append(r.pids, pid)
 	return nil
 }
 
 // TestCommandRecordsItsGroup: the shell that leads a command's group is
-// recorded as it starts, so that dev can stop the group when it ends.
+// recorded as it starts, so that dev can stop the group when it ends, and
+// the command's environment holds the mark.
 func TestCommandRecordsItsGroup(t *testing.T) {
 	t.Parallel()
 	groups := &recorded{}
 	env := &Env{Dir: t.TempDir(), CommandTimeout: time.Minute, Groups: groups}
-	r := CommandTool{}.Run(context.Background(), env, "echo $$")
-	shell, err := strconv.Atoi(strings.TrimPrefix(r.Output, "Command succeeded (exit code 0).\n"))
+	r := CommandTool{}.Run(context.Background(), env, `echo "$$ $DEV_TEST_MARK"`)
+	out, ok := strings.CutSuffix(strings.TrimPrefix(r.Output, "Command succeeded (exit code 0).\n"), " 42")
+	if !ok {
+		t.Errorf("the command's environment lacks the mark: %s", r.Output)
+	}
+	shell, err := strconv.Atoi(out)
 	if err != nil {
 		t.Fatalf("%v: %s", err, r.Output)
 	}

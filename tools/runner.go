@@ -39,11 +39,11 @@ var nonInteractive = []string{
 // process group without a terminal, stdin empty, stdout and stderr into one
 // bgproc output (so that their order is kept) mirrored to out until the
 // command is handed to the background.
-func startProcess(dir, command string, out *output) (*bgproc.Process, error) {
+func startProcess(dir, command string, out *output, extraEnv []string) (*bgproc.Process, error) {
 	cmd := shellCommand(command)
 	cmd.Dir = dir
 	// exec keeps the last value of a repeated variable, so these win.
-	cmd.Env = append(os.Environ(), nonInteractive...)
+	cmd.Env = append(append(os.Environ(), nonInteractive...), extraEnv...)
 	// The command is finished when the shell exits, even if a child it left
 	// in the background still holds the pipe: Wait stops reading then.
 	cmd.WaitDelay = pipeGrace
@@ -77,13 +77,17 @@ func (r *runner) run(ctx context.Context, command string) Result {
 		return res.fail(fmt.Sprintf("cannot run the command: the working directory %s is missing or not a directory.", r.dir))
 	}
 	out := newOutput(r.outputDir)
-	p, err := startProcess(r.dir, command, out)
+	var mark []string
+	if r.groups != nil {
+		mark = r.groups.Env()
+	}
+	p, err := startProcess(r.dir, command, out, mark)
 	if err != nil {
 		return res.fail(fmt.Sprintf("cannot start the command: %v.", err))
 	}
 	if r.groups != nil {
-		// Best effort: a group not recorded is still stopped by bgproc
-		// while dev runs; only a dev killed meanwhile would miss it.
+		// Best effort: what a command started carries the mark too, which
+		// is how a dev killed before this line is cleaned up after.
 		_ = r.groups.Record(p.PID())
 	}
 	timer := time.NewTimer(r.timeout)

@@ -39,14 +39,18 @@ type Env struct {
 	// serves the background-process tools. Nil (e.g. for the audit): such
 	// commands are stopped, and no background process exists.
 	Background Background
-	// Groups records the process group of every command as it starts (a
+	// Groups marks and records every command as it starts (a
 	// *reaper.Reaper), so that none outlives dev, not even when dev is
-	// killed. Nil: not recorded.
+	// killed. Nil: neither.
 	Groups Groups
 }
 
-// Groups records the process groups commands run in.
+// Groups marks the processes of commands and records their groups.
 type Groups interface {
+	// Env is added to every command's environment: the mark by which what
+	// a command started is found, whatever group it moves to.
+	Env() []string
+	// Record notes the group led by pid, a command just started.
 	Record(pid int) error
 }
 
