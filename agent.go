@@ -136,7 +136,7 @@ func (d *devCmd) root(c *cli.Context) error {
 		fmt.Fprintln(d.streams.Err, "dev: warning: stopping what an earlier run left: "+err.Error())
 	}
 	if left > 0 {
-		fmt.Fprintf(d.streams.Err, "dev: stopped %d process groups an earlier run of this session left running\n", left)
+		fmt.Fprintf(d.streams.Err, "dev: stopped %d process groups or processes an earlier run of this session left running\n", left)
 	}
 	a.bg = newBackground(sink, d.streams.Err, groups)
 	defer a.bg.stop()

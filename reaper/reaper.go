@@ -230,7 +230,8 @@ func stop(groups []Group, runs []string, grace time.Duration, children bool) int
 		if err != nil {
 			return nil
 		}
-		return append(targets(groups, procs, boot, children), marked(procs, runs)...)
+		ts := targets(groups, procs, boot, children)
+		return append(ts, marked(procs, runs, ts)...)
 	}
 	first := live()
 	if len(first) == 0 {
@@ -304,9 +305,10 @@ func targets(groups []Group, procs []proc, boot string, children bool) []target 
 }
 
 // marked are the live processes whose environment holds one of the run
-// ids: started by those runs' commands, whatever group or session they are
-// in now. This process is never one.
-func marked(procs []proc, runs []string) []target {
+// ids (started by those runs' commands, whatever group or session they are
+// in now) and that are not in a group of ts already. This process is
+// never one.
+func marked(procs []proc, runs []string, ts []target) []target {
 	if len(runs) == 0 {
 		return nil
 	}
@@ -315,9 +317,13 @@ func marked(procs []proc, runs []string) []target {
 		want[i] = []byte(EnvVar + "=" + run)
 	}
 	self := os.Getpid()
+	signalled := map[int]bool{}
+	for _, t := range ts {
+		signalled[t.pgid] = t.pgid > 0
+	}
 	var out []target
 	for _, p := range procs {
-		if p.zombie || p.pid == self || p.pid <= 1 {
+		if p.zombie || p.pid == self || p.pid <= 1 || signalled[p.pgid] {
 			continue
 		}
 		env, err := environ(p.pid)
