@@ -17,3 +17,4 @@ func processes() ([]proc, error)    { return nil, errors.ErrUnsupported }
 func terminate([]target)            {}
 func kill([]target)                 {}
 func ownGroup() int                 { return 0 }
+func environ(int) ([]byte, error)   { return nil, errors.ErrUnsupported }
