@@ -159,3 +159,22 @@ func TestKilledDevLeftoversStoppedOnResume(t *testing.T) {
 }
 
 func killPID(pid int) { syscall.Kill(pid, syscall.SIGKILL) }
+
+// TestKilledDevTakesItsCommandAlong (Linux): the command dev runs dies with
+// dev, even by SIGKILL, without waiting for a later dev (PR_SET_PDEATHSIG).
+func TestKilledDevTakesItsCommandAlong(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("only Linux kills a process with its parent")
+	}
+	w := newWorld(t, nil)
+	w.srv.Script(reply("Wait.", "COMMAND", "echo $$ > pid.txt; exec sleep 300"), done("never"))
+	cmd, _, _ := w.command(t.Context(), "-p", "wait", "--no-audit")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := bgproctest.PID(t, filepath.Join(w.dir, "pid.txt"))
+	t.Cleanup(func() { killPID(pid) })
+	cmd.Process.Kill()
+	cmd.Wait()
+	bgproctest.WaitFor(t, "the command to die with dev", func() bool { return bgproctest.Gone(pid) })
+}
