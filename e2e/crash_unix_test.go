@@ -119,9 +119,9 @@ func (w *world) crashOnce(request int, delay time.Duration) (status string, left
 
 	pids := w.pids() // killed when the test ends, whatever happens
 	// The kernel drops a dead process's lock once no process holds its
-	// file open; rarely (a few runs in a hundred) that takes a moment more
-	// than the process's exit: a child it was starting holds it until its
-	// exec.
+	// file open; rarely that takes a moment more than the process's exit:
+	// a child it was starting (between fork and exec) holds it until it is
+	// killed too (bgproc's PR_SET_PDEATHSIG).
 	var rows []listed
 	bgproctest.WaitFor(t, "the killed run's session to show as not active", func() bool {
 		rows = w.list()
