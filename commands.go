@@ -31,13 +31,14 @@ func (d *devCmd) sessionStore() (*sessions.Store, error) {
 	return sessions.Open(dir, time.Now), nil
 }
 
-// sessionsList prints the sessions, newest first.
+// sessionsList prints the sessions, newest first, those whose file cannot
+// be read as "unreadable" with why.
 func (d *devCmd) sessionsList(c *cli.Context) error {
 	store, err := d.sessionStore()
 	if err != nil {
 		return err
 	}
-	list, err := store.List()
+	entries, err := store.Entries()
 	if err != nil {
 		return err
 	}
@@ -50,18 +51,34 @@ func (d *devCmd) sessionsList(c *cli.Context) error {
 			OriginalPrompt   string    `json:"originalPrompt"`
 			TotalTokens      int       `json:"totalTokens"`
 			Cost             *float64  `json:"cost,omitempty"`
+			Error            string    `json:"error,omitempty"` // why an unreadable session cannot be read
 		}
-		rows := make([]row, 0, len(list))
-		for _, x := range list {
-			rows = append(rows, row{x.ID, x.UpdatedAt, string(x.Status), x.WorkingDirectory, x.OriginalPrompt, x.TotalTokens, x.Cost})
+		rows := make([]row, 0, len(entries))
+		for _, e := range entries {
+			if x := e.Session; x != nil {
+				rows = append(rows, row{x.ID, x.UpdatedAt, string(x.Status), x.WorkingDirectory, x.OriginalPrompt, x.TotalTokens, x.Cost, ""})
+			} else {
+				rows = append(rows, row{ID: e.ID, UpdatedAt: e.ModTime.UTC(), Status: string(sessions.Unreadable), Error: e.Err.Error()})
+			}
 		}
 		enc := json.NewEncoder(d.streams.Out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rows)
 	}
-	if len(list) == 0 {
+	if len(entries) == 0 {
 		fmt.Fprintln(d.streams.Err, "no sessions yet")
 		return nil
+	}
+	var list []*sessions.Session
+	for _, e := range entries {
+		if e.Session != nil {
+			list = append(list, e.Session)
+		} else {
+			// The why goes in the prompt column; dev sessions show <id>
+			// prints it whole.
+			why := strings.TrimPrefix(e.Err.Error(), "session file "+e.Path+" is ")
+			list = append(list, &sessions.Session{ID: e.ID, UpdatedAt: e.ModTime, Status: sessions.Unreadable, OriginalPrompt: why})
+		}
 	}
 	return ui.SessionTable(d.streams.Out, list, "")
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/devagent/dev/event"
 	"github.com/devagent/dev/loop"
 	"github.com/devagent/dev/repl"
+	"github.com/devagent/dev/reaper"
 	"github.com/devagent/dev/sessions"
 	"github.com/devagent/dev/ui"
 )
@@ -47,6 +48,7 @@ func main() {
 	signals := make(chan os.Signal, 2)
 	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
 	go intr.watch(signals)
+	_ = reaper.AdoptOrphans() // Linux: what commands orphan stays dev's to stop
 	streams := ui.System(os.Getenv)
 	streams.Out = intr.watchOutput(streams.Out)
 
@@ -109,7 +111,7 @@ func exitCode(err error) int {
 		return exit.code
 	case errors.As(err, &usage), errors.As(err, &cfgErr),
 		errors.Is(err, sessions.ErrNotFound), errors.Is(err, sessions.ErrInUse),
-		errors.Is(err, sessions.ErrNoSession), errors.Is(err, sessions.ErrBadID),
+		errors.Is(err, sessions.ErrNoSession), errors.Is(err, sessions.ErrBadID), errors.Is(err, sessions.ErrCorrupt),
 		errors.Is(err, app.ErrSandbox):
 		return app.ExitUsage
 	case errors.Is(err, context.Canceled):

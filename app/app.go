@@ -28,6 +28,7 @@ import (
 	"github.com/devagent/dev/mcp"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/prompts"
+	"github.com/devagent/dev/reaper"
 	"github.com/devagent/dev/sandbox"
 	"github.com/devagent/dev/sessions"
 	"github.com/devagent/dev/step"
@@ -97,9 +98,13 @@ type App struct {
 
 	// sess is the session worked in, loop works in it; both change with
 	// NewSession, on the caller's goroutine only.
-	sess    *sessions.Session
-	release func() // sess's lock
-	loop    *loop.Loop
+	sess *sessions.Session
+	loop *loop.Loop
+	// held are the sessions this process opened, each locked and with the
+	// record of the process groups its commands started, until Close:
+	// after /new, the background processes started in an earlier session
+	// still run, and no other dev may resume it and stop them.
+	held []heldSession
 
 	stopBackground func() // once
 }
@@ -137,10 +142,10 @@ func Open(o Options) (*App, error) {
 		}
 	}()
 
-	if days := a.cfg.SessionRetentionDays; days > 0 {
-		if _, err := a.store.Prune(time.Duration(days) * 24 * time.Hour); err != nil {
-			a.warn("removing old sessions: " + err.Error())
-		}
+	// Also with retention 0 (keep sessions): Prune clears what dead runs
+	// left (lock and temporary files).
+	if _, err := a.store.Prune(time.Duration(a.cfg.SessionRetentionDays) * 24 * time.Hour); err != nil {
+		a.warn("removing old sessions: " + err.Error())
 	}
 	if err := a.safety(); err != nil {
 		return nil, err
@@ -153,7 +158,7 @@ func Open(o Options) (*App, error) {
 		return nil, err
 	}
 	if err := a.confine(); err != nil {
-		a.release()
+		a.releaseAll()
 		return nil, err
 	}
 	a.bg = bgproc.New(bgproc.Options{
@@ -213,23 +218,39 @@ func (a *App) openSession() (sess *sessions.Session, resumed bool, err error) {
 	return sess, false, err
 }
 
+// heldSession is a session this process opened.
+type heldSession struct {
+	release func()         // its lock
+	groups  *reaper.Reaper // the process groups its commands started
+}
+
 // adopt makes sess the session worked in: locked against other dev
-// processes, and remembered as its directory's last session. The lock of
-// the session before it, if any, is released.
+// processes, with what a dead run of it left running stopped, and
+// remembered as its directory's last session.
 func (a *App) adopt(sess *sessions.Session) error {
 	release, err := a.store.Lock(sess.ID)
 	if err != nil {
 		return fmt.Errorf("session %s: %w", sess.ID, err)
 	}
-	if a.release != nil {
-		a.release()
+	// With the lock held, a record of process groups in the session's
+	// directory is a dead run's: stop what is still running of it.
+	groups, left, err := reaper.Open(a.store.Dir(sess.ID), bgproc.DefaultGrace)
+	if err != nil {
+		a.warn("stopping what an earlier run of this session left: " + err.Error())
 	}
-	a.sess, a.release = sess, release
+	if left > 0 {
+		a.opts.Sink.Emit(event.Notice{Message: fmt.Sprintf("stopped %d process groups or processes an earlier run of this session left running", left)})
+	}
+	a.sess = sess
+	a.held = append(a.held, heldSession{release: release, groups: groups})
 	if err := a.store.Remember(sess.WorkingDirectory, sess.ID); err != nil {
 		a.warn("recording the session for --resume: " + err.Error())
 	}
 	return nil
 }
+
+// groups records the process groups of the session worked in.
+func (a *App) groups() *reaper.Reaper { return a.held[len(a.held)-1].groups }
 
 // wire builds the loop, the auditor and the compressor for the session
 // worked in, from one environment: every part that runs commands or keeps
@@ -254,6 +275,7 @@ func (a *App) wire() {
 		WritableRoots:  a.roots,
 		Sandbox:        a.sandboxOrNil(),
 		Approve:        a.approve,
+		Groups:         a.groups(),
 	}
 	thinking := thinkingOf(cfg.Thinking)
 	compactor := &compress.Summarizer{
@@ -299,7 +321,7 @@ func (a *App) wire() {
 			// The auditor's commands run where the worker's do, but never
 			// ask and never go to the background.
 			Env: &tools.Env{Dir: env.Dir, CommandTimeout: env.CommandTimeout, OutputDir: env.OutputDir,
-				Deny: env.Deny, Sandbox: env.Sandbox},
+				Deny: env.Deny, Sandbox: env.Sandbox, Groups: env.Groups},
 			Mask:              a.mask,
 			Commands:          cfg.AuditCommands,
 			MaxRetries:        retries,
@@ -419,10 +441,15 @@ func (a *App) NewSession() error {
 func (a *App) Close() {
 	a.stopBackground()
 	a.closeMCP()
-	if a.release != nil {
-		a.release()
-		a.release = nil
+	a.releaseAll()
+}
+
+// releaseAll releases the locks of the sessions this process opened.
+func (a *App) releaseAll() {
+	for _, h := range a.held {
+		h.release()
 	}
+	a.held = nil
 }
 
 // Kill stops every process the app started, at once, from any goroutine:
@@ -443,11 +470,18 @@ func (a *App) closeMCP() {
 }
 
 // shutdownBackground stops the background processes still running and says
-// which, as processes stopped by dev's exit.
+// which, as processes stopped by dev's exit; then every process group any
+// command of the sessions left behind (cmd &, nohup cmd &), and what was
+// orphaned to dev.
 func (a *App) shutdownBackground() {
-	for _, i := range a.bg.Shutdown() {
-		command := textfmt.Summary(i.Command, 200)
-		a.opts.Sink.Emit(event.BackgroundExited{ID: i.ID, Command: command, Status: event.StoppedOnExit, ExitCode: i.ExitCode, Runtime: i.Runtime})
+	if a.bg != nil {
+		for _, i := range a.bg.Shutdown() {
+			command := textfmt.Summary(i.Command, 200)
+			a.opts.Sink.Emit(event.BackgroundExited{ID: i.ID, Command: command, Status: event.StoppedOnExit, ExitCode: i.ExitCode, Runtime: i.Runtime})
+		}
+	}
+	for _, h := range a.held {
+		h.groups.StopAll(bgproc.DefaultGrace)
 	}
 }
 

@@ -265,15 +265,13 @@ func TestNewSessionMovesEverything(t *testing.T) {
 	if id == old || a.Session().OriginalPrompt != "" || len(a.Session().History) != 0 {
 		t.Fatalf("new session %+v", a.Session())
 	}
-	// The old session is free for another dev; the new one is not.
-	release, err := a.Store().Lock(old)
-	if err != nil {
-		t.Errorf("the old session is still locked: %v", err)
-	} else {
-		release()
-	}
-	if _, err := a.Store().Lock(id); !errors.Is(err, sessions.ErrInUse) {
-		t.Errorf("the new session is not locked: %v", err)
+	// Both stay locked while this dev runs: processes the old session's
+	// commands started may still run, and another dev resuming it would
+	// stop them.
+	for _, s := range []string{old, id} {
+		if _, err := a.Store().Lock(s); !errors.Is(err, sessions.ErrInUse) {
+			t.Errorf("session %s is not locked: %v", s, err)
+		}
 	}
 	started := eventsOf[event.SessionStarted](w.rec)
 	if len(started) != 2 || started[1].ID != id || started[1].Resumed {
@@ -292,5 +290,14 @@ func TestNewSessionMovesEverything(t *testing.T) {
 	}
 	if prev, _ := a.Store().Load(old); len(prev.History) != 2 {
 		t.Errorf("the old session changed: %d messages", len(prev.History))
+	}
+	a.Close()
+	for _, s := range []string{old, id} {
+		release, err := a.Store().Lock(s)
+		if err != nil {
+			t.Errorf("session %s is still locked after Close: %v", s, err)
+			continue
+		}
+		release()
 	}
 }

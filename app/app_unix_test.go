@@ -41,7 +41,7 @@ func TestNewSessionAuditorSavesOutputInTheNewSession(t *testing.T) {
 	if data, err := os.ReadFile(saved[0]); err != nil || string(data) != big {
 		t.Errorf("saved output: %d bytes, %v", len(data), err)
 	}
-	if stale, _ := filepath.Glob(filepath.Join(a.Store().Dir(old), "*")); len(stale) != 0 {
+	if stale, _ := filepath.Glob(filepath.Join(a.Store().Dir(old), "command-*.log")); len(stale) != 0 {
 		t.Errorf("files in the old session's directory: %v", stale)
 	}
 }

@@ -25,6 +25,8 @@ func scenarios() []scenario {
 		fixABugScenario(),
 		longSessionScenario(),
 		bigReplyScenario(),
+		longLineScenario(),
+		tenThousandToolsScenario(),
 		fixABugKeptScenario(),
 		hugeOutputScenario(),
 		bigTreeScenario(),
@@ -372,6 +374,71 @@ func bigReplyScenario() scenario {
 	}
 }
 
+// longLineScenario streams a reply of 50 MB on one line, as a broken model
+// or server might: dev cuts it at 8 MB (SPEC §11), tells the model, and
+// the next reply ends the run.
+func longLineScenario() scenario {
+	const summary = "Short this time."
+	long := llmtest.Response{Content: llmtest.Reply(strings.Repeat("word ", (50<<20)/5), "DONE", "never"), ChunkSize: 64 << 10}
+	return scenario{
+		name:    "50mb-line",
+		title:   "reply of 50 MB on one line",
+		target:  "seconds, RSS < 200 MB",
+		maxRuns: 3,
+		setup: func(w *world) ([]string, error) {
+			w.script(instant(long), instant(reply("Done.", "", call("DONE", summary))))
+			return []string{"--no-audit", "-p", "think aloud"}, nil
+		},
+		check: func(w *world, p *process) error {
+			if err := checkRun(w, p, 2, summary); err != nil {
+				return err
+			}
+			if !strings.Contains(p.stderr, "Your reply was cut off") {
+				return fmt.Errorf("the reply was not cut")
+			}
+			return nil
+		},
+		notes: func(ps []*process) string {
+			stream := median(ps, func(p *process) time.Duration { return p.requests[0].Replied.Sub(p.requests[0].Arrived) })
+			return fmt.Sprintf("first reply streamed (and cut at 8 MB) in %s", ms(stream))
+		},
+	}
+}
+
+// tenThousandToolsScenario: one reply calls UPDATE_TASK_LIST 10,000 times;
+// the results outgrow the context window and are summarised.
+func tenThousandToolsScenario() scenario {
+	const summary = "Counted."
+	calls := make([]llmtest.Call, 10000)
+	for i := range calls {
+		calls[i] = call("UPDATE_TASK_LIST", "")
+	}
+	many := llmtest.Response{Content: llmtest.Template("Many steps.", "[~] count", calls...), ChunkSize: 4 << 10}
+	return scenario{
+		name:    "10k-tools",
+		title:   "reply with 10,000 tool calls",
+		target:  "seconds, RSS < 200 MB",
+		maxRuns: 3,
+		setup: func(w *world) ([]string, error) {
+			w.srv.Respond(func(req llmtest.Request) (llmtest.Response, bool) {
+				compression := len(req.Messages) == 1 && strings.Contains(req.Messages[0].Content, "<conversation>")
+				return llmtest.Response{Content: "SUMMARY: counted to 10,000."}, compression
+			})
+			w.script(instant(many), instant(reply("Done.", "", call("DONE", summary))))
+			return []string{"--no-audit", "-p", "count"}, nil
+		},
+		check: func(w *world, p *process) error {
+			if err := checkRun(w, p, 3, summary); err != nil {
+				return err
+			}
+			if n := strings.Count(p.stderr, "UPDATE_TASK_LIST"); n < 10000 {
+				return fmt.Errorf("%d tools shown, want 10000", n)
+			}
+			return nil
+		},
+	}
+}
+
 // bigMarkdown is size bytes of a markdown file with headings and fences,
 // which the parser must keep inside the WRITE_FILE block.
 func bigMarkdown(size int) string {
@@ -400,7 +467,8 @@ func mockAlone(resp llmtest.Response) (time.Duration, int64) {
 }
 
 // hugeOutputScenario runs a command that prints 1 GB: dev keeps the head
-// and the tail for the model and streams the whole output to a file.
+// and the tail for the model and streams the output to a file that keeps
+// its first and last 32 MB.
 func hugeOutputScenario() scenario {
 	const summary = "Printed 1 GB."
 	const size = 1 << 30
@@ -425,11 +493,12 @@ func hugeOutputScenario() scenario {
 			if !strings.Contains(res, "1.0 GB in all") {
 				return fmt.Errorf("the result does not say 1 GB was printed: %s", tail(res, 400))
 			}
-			m := regexp.MustCompile(`full output saved in (\S+)\]`).FindStringSubmatch(res)
+			// The saved file keeps the first and the last 32 MB (SPEC §2).
+			m := regexp.MustCompile(`its first 32 MB and last 32 MB saved in (\S+)\]`).FindStringSubmatch(res)
 			if m == nil {
 				return fmt.Errorf("the result names no saved output: %s", tail(res, 400))
 			}
-			if fi, err := os.Stat(m[1]); err != nil || fi.Size() != size {
+			if fi, err := os.Stat(m[1]); err != nil || fi.Size() > 64<<20 || fi.Size() < 63<<20 {
 				return fmt.Errorf("the saved output %s: %v, %d bytes", m[1], err, sizeOf(fi))
 			}
 			return nil

@@ -4,7 +4,19 @@ import (
 	"bytes"
 	"os"
 	"strconv"
+	"syscall"
 )
+
+// dieWithParent has the process killed when dev dies (PR_SET_PDEATHSIG),
+// even by SIGKILL: a command dev was starting at that moment never runs,
+// and one it ran (the shell, or what the shell exec'd) stops at once; what
+// the command started itself is left to the next dev (package reaper).
+// Linux sends the signal when the thread that started the process ends,
+// which Go does only for a goroutine locked to its thread that exits; dev
+// locks none.
+func dieWithParent(attr *syscall.SysProcAttr) {
+	attr.Pdeathsig = syscall.SIGKILL
+}
 
 // onlyZombies reports whether every process of group pgid that /proc
 // shows is a zombie. When /proc cannot be read it reports false.

@@ -15,6 +15,7 @@ func isolate(cmd *exec.Cmd) {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	cmd.SysProcAttr.Setsid = true
+	dieWithParent(cmd.SysProcAttr)
 }
 
 // terminate sends TERM to the process group; an error means there is no

@@ -173,6 +173,12 @@ type Warning struct {
 	Message string
 }
 
+// Notice is something dev did on its own that the user should know, not a
+// problem (a dead run's processes stopped).
+type Notice struct {
+	Message string
+}
+
 // Failure ends a run with an error, phrased with what to do about it.
 type Failure struct {
 	Message string
@@ -228,6 +234,7 @@ func (Compressed) Name() string        { return "compression" }
 func (AuditStarted) Name() string      { return "audit_start" }
 func (AuditFinished) Name() string     { return "audit" }
 func (Warning) Name() string           { return "warning" }
+func (Notice) Name() string            { return "notice" }
 func (Failure) Name() string           { return "error" }
 func (Finished) Name() string          { return "result" }
 func (BackgroundStarted) Name() string { return "background_start" }

@@ -255,6 +255,12 @@ func (c *Client) streamOnce(ctx context.Context, req Request, withUsage bool, on
 		if e := cl.take(&acc, raw); e != nil {
 			return Reply{}, e
 		}
+		if acc.cut {
+			break // the rest is not wanted; closing the stream ends it
+		}
+	}
+	if d.oversized {
+		acc.markCut()
 	}
 	if stopped {
 		// The deferred closes end the request: the server sees the

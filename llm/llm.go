@@ -75,6 +75,9 @@ type Reply struct {
 	// FirstByte is how long the first piece of the reply took to come (the
 	// prompt's processing, on a local server); Duration the whole request.
 	FirstByte, Duration time.Duration
+	// Cut: dev cut the reply at MaxReplyBytes (or at a data line longer
+	// than it could hold); FinishReason is then "length".
+	Cut bool
 }
 
 // Config configures a Client.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+	"unicode/utf8"
 )
 
 // wireMessage is a streamed delta or a non-streamed message. go-openai's own
@@ -57,6 +58,12 @@ type wireChunk struct {
 	Error   json.RawMessage `json:"error"`
 }
 
+// MaxReplyBytes bounds a reply, content and reasoning together. A longer
+// one is cut there and ends as if the server had stopped it for length
+// (finish_reason "length"): no model writes 8 MB on purpose, and memory
+// must not grow with what a broken server sends.
+const MaxReplyBytes = 8 << 20
+
 // replyBuilder gathers a reply from chunks.
 type replyBuilder struct {
 	onDelta        func(Delta)
@@ -65,6 +72,7 @@ type replyBuilder struct {
 	reasoningField string // the first field reasoning came in
 	finish         string
 	usage          *Usage
+	cut            bool // the reply reached MaxReplyBytes; later pieces are dropped
 }
 
 // add takes one payload. Payloads that are not JSON objects (`data: :
@@ -89,9 +97,10 @@ func (b *replyBuilder) add(payload []byte) (errPayload []byte, err error) {
 		for _, m := range []wireMessage{c.Delta, c.Message} {
 			reasoning, field := m.reasoning()
 			d := Delta{Content: string(m.Content), Reasoning: reasoning, ReasoningField: field}
-			if d.Content == "" && d.Reasoning == "" {
+			if d.Content == "" && d.Reasoning == "" || b.cut {
 				continue
 			}
+			b.bound(&d)
 			if b.reasoningField == "" {
 				b.reasoningField = field
 			}
@@ -101,7 +110,7 @@ func (b *replyBuilder) add(payload []byte) (errPayload []byte, err error) {
 				b.onDelta(d)
 			}
 		}
-		if c.FinishReason != "" {
+		if c.FinishReason != "" && !b.cut {
 			b.finish = string(c.FinishReason)
 		}
 	}
@@ -116,6 +125,37 @@ func (b *replyBuilder) add(payload []byte) (errPayload []byte, err error) {
 	return nil, nil
 }
 
+// bound shortens d to what still fits in MaxReplyBytes, on character
+// boundaries, and marks the reply cut when it does not all fit.
+func (b *replyBuilder) bound(d *Delta) {
+	room := MaxReplyBytes - b.content.Len() - b.reasoning.Len()
+	if len(d.Reasoning)+len(d.Content) <= room {
+		return
+	}
+	b.markCut()
+	d.Reasoning = prefix(d.Reasoning, room)
+	d.Content = prefix(d.Content, room-len(d.Reasoning))
+}
+
+// markCut ends the reply as cut for length.
+func (b *replyBuilder) markCut() {
+	b.cut, b.finish = true, "length"
+}
+
+// prefix is s cut to at most n bytes, not inside a character.
+func prefix(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
 // started reports whether the reply got anywhere: content or a finish reason.
 func (b *replyBuilder) started() bool {
 	return b.content.Len() > 0 || b.finish != ""
@@ -128,5 +168,6 @@ func (b *replyBuilder) reply() Reply {
 		ReasoningField: b.reasoningField,
 		FinishReason:   b.finish,
 		Usage:          b.usage,
+		Cut:            b.cut,
 	}
 }

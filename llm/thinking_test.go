@@ -109,7 +109,7 @@ func TestStopClosesTheRequest(t *testing.T) {
 	srv := llmtest.New("m")
 	t.Cleanup(srv.Close)
 	content := strings.Repeat("word ", 200) + "STOP" + strings.Repeat(" more", 400)
-	srv.Script(llmtest.Response{Content: content, ChunkSize: 10, Rate: 2000})
+	srv.Script(llmtest.Response{Content: content, ChunkSize: 10, Rate: 300})
 	c := llm.New(llm.Config{BaseURL: srv.BaseURL()})
 	var seen strings.Builder
 	reply, err := c.Stream(context.Background(), llm.Request{Model: "m", Messages: []llm.Message{{Role: "user", Content: "go"}},

@@ -38,6 +38,9 @@ type callDoer struct {
 	header http.Header
 	body   []byte // error response body, or the JSON reply of a server that ignored stream:true
 	lines  sseWatcher
+	// oversized: a data line passed maxDataLine, and the stream was ended
+	// there.
+	oversized bool
 }
 
 func newCallDoer(client *http.Client, idle time.Duration, cancel context.CancelCauseFunc, stream bool) *callDoer {
@@ -64,15 +67,30 @@ func (d *callDoer) Do(req *http.Request) (*http.Response, error) {
 	body := &watchedBody{rc: resp.Body, d: d}
 	ok := resp.StatusCode >= 200 && resp.StatusCode < 300
 	if ok && !(d.stream && isJSON(resp.Header.Get("Content-Type"))) {
+		body.sse = d.stream
 		resp.Body = body
 		return resp, nil
 	}
 	// Error bodies and non-streamed replies are small: read them whole here,
 	// still under the idle timer, and keep the bytes for classification.
-	b, err := io.ReadAll(io.LimitReader(body, maxBufferedBody))
+	limit := int64(maxBufferedBody)
+	if ok {
+		limit = maxDataLine // a whole reply
+	}
+	b, err := io.ReadAll(io.LimitReader(body, limit+1))
 	_ = body.Close()
 	if err != nil {
 		return nil, fmt.Errorf("reading response body: %w", err)
+	}
+	if int64(len(b)) > limit {
+		b = b[:limit]
+		if ok {
+			// A non-streamed reply too long to hold: cut, like a stream's
+			// oversized line (its start cannot be decoded without its end).
+			d.oversized = true
+			resp.Body = http.NoBody
+			return resp, nil
+		}
 	}
 	if ok && !bytes.HasPrefix(bytes.TrimSpace(b), []byte("{")) {
 		// SSE mislabelled as JSON: let the SSE reader have it after all.
@@ -102,29 +120,176 @@ func isJSON(contentType string) bool {
 }
 
 // watchedBody resets the idle timer on every read that returns bytes
-// (keep-alive comments are progress too) and feeds the SSE watcher.
+// (keep-alive comments are progress too), feeds the SSE watcher, and hands
+// go-openai's SSE reader only the lines it needs, each bounded (sseFilter):
+// that reader keeps a whole line in memory, and every line that is not data
+// for ever.
 type watchedBody struct {
-	rc io.ReadCloser
-	d  *callDoer
+	rc      io.ReadCloser
+	d       *callDoer
+	sse     bool // filter for go-openai's SSE reader; otherwise pass every byte
+	filter  sseFilter
+	raw     []byte // read from rc
+	out     []byte // filtered, for go-openai
+	pending []byte // what of out go-openai has not read yet
+	err     error  // from rc, returned once pending is empty
 }
 
 func (b *watchedBody) Read(p []byte) (int, error) {
-	n, err := b.rc.Read(p)
-	if n > 0 {
+	if !b.sse {
+		n, err := b.rc.Read(p)
+		b.saw(p[:n], err)
+		return n, err
+	}
+	for len(b.pending) == 0 {
+		if b.err != nil {
+			return 0, b.err
+		}
+		if b.raw == nil {
+			b.raw = make([]byte, 32<<10)
+		}
+		n, err := b.rc.Read(b.raw)
+		b.saw(b.raw[:n], err)
+		b.out = b.filter.write(b.out[:0], b.raw[:n])
+		b.pending = b.out
+		switch {
+		case b.filter.oversized:
+			// The rest of the line is not read: the reply ends here, cut
+			// (Stream tells it from the doer). go-openai drops the partial
+			// line it holds when it meets EOF.
+			b.d.oversized = true
+			b.err = io.EOF
+		case err != nil:
+			b.err = err
+		}
+	}
+	n := copy(p, b.pending)
+	b.pending = b.pending[n:]
+	return n, nil
+}
+
+// saw notes bytes read from the server: progress for the idle timer, and
+// lines for the watcher.
+func (b *watchedBody) saw(p []byte, err error) {
+	if len(p) > 0 {
 		if b.d.timer != nil {
 			b.d.timer.Reset(b.d.idle)
 		}
-		b.d.lines.write(p[:n])
+		b.d.lines.write(p)
 	}
 	if errors.Is(err, io.EOF) {
 		b.d.lines.flush()
 	}
-	return n, err
 }
 
 func (b *watchedBody) Close() error {
 	b.d.stop()
 	return b.rc.Close()
+}
+
+// Bounds of what go-openai's SSE reader is given.
+const (
+	// maxDataLine bounds one data line: room for a whole reply of
+	// MaxReplyBytes in one chunk (proxies that fake streaming send that),
+	// JSON escapes included. A longer line ends the reply there, cut.
+	maxDataLine = 2*MaxReplyBytes + 64<<10
+	// maxOtherBytes bounds the lines that are neither data nor comments
+	// (event:, id:, error:, a page that is not SSE), all together: go-openai
+	// keeps them to decode an error at the end. The watcher sees them all.
+	maxOtherBytes = 64 << 10
+)
+
+// sseFilter passes the SSE lines go-openai's reader uses: data lines up to
+// maxDataLine, other lines up to maxOtherBytes in all; comments (`: ping`)
+// and blank lines, which it does not use, are dropped. Every line it passes
+// ends with its newline, cut or not.
+type sseFilter struct {
+	head      []byte // the start of the current line, until it says what the line is
+	kind      lineKind
+	length    int  // bytes of the current line passed
+	other     int  // bytes of other lines passed, in all
+	oversized bool // a data line passed maxDataLine: the stream must end
+}
+
+type lineKind int
+
+const (
+	lineUnknown lineKind = iota // still in head
+	lineData
+	lineOther
+	lineDropped
+)
+
+// maxHead bounds the bytes held to classify a line: "data:" after a few
+// spaces or tabs.
+const maxHead = 16
+
+// write appends to dst what of p go-openai gets, and returns it.
+func (f *sseFilter) write(dst, p []byte) []byte {
+	for len(p) > 0 && !f.oversized {
+		i := bytes.IndexByte(p, '\n')
+		seg := p
+		if i >= 0 {
+			seg = p[:i]
+		}
+		if f.kind == lineUnknown {
+			take := min(len(seg), maxHead-len(f.head))
+			f.head = append(f.head, seg[:take]...)
+			seg = seg[take:]
+			f.classify(i >= 0 || len(f.head) == maxHead)
+			if f.kind != lineUnknown {
+				dst = f.pass(dst, f.head)
+				f.head = f.head[:0]
+			}
+		}
+		dst = f.pass(dst, seg)
+		if i < 0 {
+			break
+		}
+		if f.kind != lineDropped && f.kind != lineUnknown && !f.oversized {
+			dst = append(dst, '\n')
+		}
+		f.kind, f.length, f.head = lineUnknown, 0, f.head[:0]
+		p = p[i+1:]
+	}
+	return dst
+}
+
+// classify decides what the line in head is; final: head is all there is to
+// go by (the line ended, or head is full).
+func (f *sseFilter) classify(final bool) {
+	l := bytes.TrimLeft(f.head, " \t\r")
+	switch {
+	case len(l) > 0 && l[0] == ':':
+		f.kind = lineDropped // a comment
+	case len(bytes.TrimSpace(l)) == 0 && final:
+		f.kind = lineDropped // blank
+	case bytes.HasPrefix(l, prefixData):
+		f.kind = lineData
+	case len(l) >= len(prefixData) || final || !bytes.HasPrefix(prefixData, l):
+		f.kind = lineOther
+	}
+	if f.kind == lineOther && f.other >= maxOtherBytes {
+		f.kind = lineDropped
+	}
+}
+
+// pass appends seg of the current line to dst within the line's bound.
+func (f *sseFilter) pass(dst, seg []byte) []byte {
+	switch f.kind {
+	case lineData:
+		if f.length+len(seg) > maxDataLine {
+			f.oversized = true
+			return dst
+		}
+	case lineOther:
+		seg = seg[:min(len(seg), max(maxOtherBytes-f.other, 0))]
+		f.other += len(seg)
+	default:
+		return dst
+	}
+	f.length += len(seg)
+	return append(dst, seg...)
 }
 
 // sseWatcher follows the SSE lines of a stream for what go-openai's reader

@@ -88,3 +88,21 @@ func TestParseAdversarialInputs(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkParseLongLine parses a reply whose thoughts are one line of
+// 50 MB (what a model that never ends its line sends; llm cuts replies at
+// 8 MB, the parser must be linear all the same):
+//
+//	go test ./parser -run '^$' -bench ParseLongLine -benchtime 1x
+func BenchmarkParseLongLine(b *testing.B) {
+	line := strings.Repeat("word <b>*x* `y` [z] ", (50<<20)/20)
+	reply := "# Agent Response\n\n## Thoughts\n" + line + "\n\n## Tool Choice\nDONE\n\n## Tool Input\n" + line + "\n"
+	b.SetBytes(int64(len(reply)))
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := Parse(reply, testTools)
+		if err != nil || len(r.Thoughts) != len(line)-1 {
+			b.Fatalf("%v: thoughts of %d bytes", err, len(r.Thoughts))
+		}
+	}
+}

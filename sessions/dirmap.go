@@ -48,7 +48,10 @@ func (s *Store) Last(dir string) (string, error) {
 }
 
 // Remember records id as the last session of dir in directory-map.json,
-// without losing entries written concurrently by other processes.
+// without losing entries written concurrently by other processes. The map
+// names a session only once its file exists: for a session not saved yet,
+// its first Save (by this Store) records it, so that a dev that dies
+// before saving leaves no entry to a session that does not exist.
 func (s *Store) Remember(dir, id string) error {
 	if !ValidID(id) {
 		return badID(id)
@@ -57,6 +60,32 @@ func (s *Store) Remember(dir, id string) error {
 	if err != nil {
 		return fmt.Errorf("remember session: %w", err)
 	}
+	if _, err := os.Stat(s.path(id)); errors.Is(err, fs.ErrNotExist) {
+		s.rememberMu.Lock()
+		defer s.rememberMu.Unlock()
+		if s.remember == nil {
+			s.remember = map[string]string{}
+		}
+		s.remember[id] = key
+		return nil
+	}
+	return s.remember1(key, id)
+}
+
+// rememberSaved maps the session just saved, if Remember was asked to
+// before it existed. A failure leaves it for the next save: the map only
+// holds hints for --resume, and a save must not fail for it.
+func (s *Store) rememberSaved(id string) {
+	s.rememberMu.Lock()
+	defer s.rememberMu.Unlock()
+	key, ok := s.remember[id]
+	if ok && s.remember1(key, id) == nil {
+		delete(s.remember, id)
+	}
+}
+
+// remember1 records id as dir key's last session.
+func (s *Store) remember1(key, id string) error {
 	return s.updateMap(func(m map[string]string) bool {
 		if m[key] == id {
 			return false

@@ -125,6 +125,12 @@ func TestRememberConcurrently(t *testing.T) {
 		each       = 20
 	)
 	id := func(n int) string { return fmt.Sprintf("%08d-0000-4000-8000-000000000000", n) }
+	// The map names only sessions whose file exists.
+	for n := range processes + goroutines {
+		if err := os.WriteFile(filepath.Join(dir, id(n)+".json"), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	var children []*child
 	for p := range processes {
@@ -169,7 +175,11 @@ func TestRememberConcurrently(t *testing.T) {
 	if len(m) != (processes+goroutines)*each {
 		t.Errorf("map has %d entries, want %d", len(m), (processes+goroutines)*each)
 	}
-	assertFiles(t, dir, "directory-map.json", "directory-map.lock")
+	files := []string{"directory-map.json", "directory-map.lock"}
+	for n := range processes + goroutines {
+		files = append(files, id(n)+".json")
+	}
+	assertFiles(t, dir, files...)
 }
 
 func readMapFile(t *testing.T, dir string) map[string]string {

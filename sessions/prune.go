@@ -22,10 +22,18 @@ import (
 // time, as are leftovers without a session file (a lock or directory of a
 // run that never saved) and temporary files of interrupted writes.
 // removed counts the session ids whose files were removed.
+//
+// Whatever maxAge, Prune then removes what dead runs left (sweep): lock
+// files no dev holds, and temporary files of interrupted saves.
 func (s *Store) Prune(maxAge time.Duration) (removed int, err error) {
-	if maxAge <= 0 {
-		return 0, nil
+	if maxAge > 0 {
+		removed, err = s.pruneOld(maxAge)
 	}
+	return removed, errors.Join(err, s.sweep())
+}
+
+// pruneOld is Prune's removal of old sessions.
+func (s *Store) pruneOld(maxAge time.Duration) (removed int, err error) {
 	entries, err := os.ReadDir(s.dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
@@ -188,14 +196,60 @@ func (s *Store) removeIfOld(id string, cutoff time.Time) (bool, error) {
 	if err := os.RemoveAll(s.Dir(id)); err != nil {
 		errs = append(errs, err)
 	}
-	_ = fl.Unlock()
-	// After the unlock, so that Windows, which cannot delete an open file,
-	// can delete it too; when another process has it open right now, the
-	// next Prune removes it. A Lock that opened the file meanwhile notices
-	// that it was removed.
-	_ = os.Remove(lockPath)
+	// A Lock that opened the file meanwhile notices that it was removed.
+	removeLocked(fl, lockPath)
 	if len(errs) > 0 {
 		return false, fmt.Errorf("prune session %s: %w", id, errors.Join(errs...))
 	}
 	return true, nil
+}
+
+// sweep removes what dead runs left: lock files no dev holds, temporary
+// files of sessions no dev holds (a dev killed while saving), and those of
+// the directory map when no dev is updating it. Lock files are taken
+// before they are removed, so a dev that holds one is never disturbed, and
+// one that is locking it right now notices (see Lock).
+func (s *Store) sweep() error {
+	entries, err := os.ReadDir(s.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("clean up sessions: %w", err)
+	}
+	var errs []error
+	remove := func(name string) {
+		if err := os.Remove(filepath.Join(s.dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	var mapTemps []string
+	for _, e := range entries {
+		name := e.Name()
+		if isTemp(name) {
+			target, _, _ := strings.Cut(strings.TrimPrefix(name, "."), ".tmp-")
+			if id, ok := strings.CutSuffix(target, ".json"); ok && ValidID(id) && !s.held(id) {
+				remove(name)
+			} else if target == mapFile {
+				mapTemps = append(mapTemps, name)
+			}
+			continue
+		}
+		if id, ok := strings.CutSuffix(name, ".lock"); ok && ValidID(id) {
+			fl := flock.New(s.lockPath(id), flock.SetFlag(os.O_RDONLY))
+			if locked, err := fl.TryLock(); err == nil && locked {
+				removeLocked(fl, s.lockPath(id))
+			}
+		}
+	}
+	if len(mapTemps) > 0 {
+		fl := flock.New(filepath.Join(s.dir, mapLockFile))
+		if locked, err := fl.TryLock(); err == nil && locked {
+			for _, name := range mapTemps {
+				remove(name)
+			}
+			_ = fl.Unlock()
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -10,8 +10,9 @@ import (
 
 const day = 24 * time.Hour
 
-// saveAt saves a session as if at time at, with a lock file (from a past
-// run) and a session directory holding an output file.
+// saveAt saves a session as if at time at, locked and released as by a past
+// run (which removes its lock file), with a session directory holding an
+// output file.
 func saveAt(t *testing.T, s *Store, clk *clock, id string, at time.Time) {
 	t.Helper()
 	clk.set(at)
@@ -34,7 +35,7 @@ func saveAt(t *testing.T, s *Store, clk *clock, id string, at time.Time) {
 	}
 }
 
-func sessionFiles(id string) []string { return []string{id + ".json", id + ".lock", id} }
+func sessionFiles(id string) []string { return []string{id + ".json", id} }
 
 func TestPrune(t *testing.T) {
 	t.Parallel()
@@ -66,7 +67,7 @@ func TestPrune(t *testing.T) {
 	for _, id := range []string{old, older, atLimit, recent, oldLocked} {
 		all = append(all, sessionFiles(id)...)
 	}
-	assertFiles(t, dir, append(all, "directory-map.json", "directory-map.lock")...)
+	assertFiles(t, dir, append(all, oldLocked+".lock", "directory-map.json", "directory-map.lock")...)
 
 	n, err := s.Prune(30 * day)
 	if n != 2 || err != nil {
@@ -76,7 +77,7 @@ func TestPrune(t *testing.T) {
 	for _, id := range []string{atLimit, recent, oldLocked} {
 		kept = append(kept, sessionFiles(id)...)
 	}
-	assertFiles(t, dir, append(kept, "directory-map.json", "directory-map.lock")...)
+	assertFiles(t, dir, append(kept, oldLocked+".lock", "directory-map.json", "directory-map.lock")...)
 	m := readMapFile(t, dir)
 	want := map[string]string{"/w/" + atLimit: atLimit, "/w/" + recent: recent, "/w/" + oldLocked: oldLocked}
 	for k, v := range want {
@@ -155,7 +156,9 @@ func TestPruneLeftovers(t *testing.T) {
 	if n != 3 || err != nil {
 		t.Fatalf("Prune = %d, %v; want 3 (old corrupt file, old directory, old lock)", n, err)
 	}
-	assertFiles(t, dir, corruptNew+".json", orphanDirNew, "."+corruptOld+".json.tmp-2", "notes.txt", "directory-map.lock")
+	// The recent temporary file goes too: no dev holds its session, so it
+	// is a dead run's (SPEC §11).
+	assertFiles(t, dir, corruptNew+".json", orphanDirNew, "notes.txt", "directory-map.lock")
 }
 
 // Prune reads only the start of a session file when that is enough to

@@ -19,6 +19,9 @@ const (
 	Complete    Status = "complete"
 	Failed      Status = "failed"
 	Interrupted Status = "interrupted"
+	// Unreadable is how listings show a session file that cannot be read;
+	// it is never stored.
+	Unreadable Status = "unreadable"
 )
 
 // Compression records one context compression.

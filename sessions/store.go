@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -25,7 +26,35 @@ var (
 	ErrInUse     = errors.New("session is in use by another dev process")
 	ErrNoSession = errors.New("no session for this directory")
 	ErrBadID     = errors.New("not a session id (expected a lowercase UUID)")
+	// ErrCorrupt: the session file cannot be read as a session (see
+	// CorruptError for which file and what in it).
+	ErrCorrupt = errors.New("session file is corrupt")
 )
+
+// CorruptError names a session file that cannot be read as a session, and
+// what in it is wrong: a field, or the place of a JSON syntax error.
+type CorruptError struct {
+	Path  string
+	Field string // e.g. "status", "history[3]"; "" when the JSON itself is broken
+	// Line and Column of a syntax error, from 1; 0 otherwise.
+	Line, Column int
+	Err          error
+}
+
+func (e *CorruptError) Error() string {
+	switch {
+	case e.Field != "":
+		return fmt.Sprintf("session file %s is corrupt: field %s: %v", e.Path, e.Field, e.Err)
+	case e.Line > 0:
+		return fmt.Sprintf("session file %s is corrupt: line %d, column %d: %v", e.Path, e.Line, e.Column, e.Err)
+	}
+	return fmt.Sprintf("session file %s is corrupt: %v", e.Path, e.Err)
+}
+
+// Is makes errors.Is(err, ErrCorrupt) hold.
+func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt }
+
+func (e *CorruptError) Unwrap() error { return e.Err }
 
 // Store is the sessions directory (<config dir>/sessions). Its methods are
 // safe for concurrent use, by goroutines and by processes.
@@ -35,6 +64,11 @@ type Store struct {
 	// last holds the messages of the session saved last, encoded, for its
 	// next save.
 	last encodedHistory
+
+	// remember holds the directories of sessions Remember was asked to
+	// map before their file existed, by id: their first Save maps them.
+	rememberMu sync.Mutex
+	remember   map[string]string
 }
 
 // NewStore opens the store at dir (created on first write); now is the
@@ -116,8 +150,9 @@ func (s *Store) New(id, workingDirectory, prompt, model string) (*Session, error
 	}, nil
 }
 
-// Load reads a session by id (ErrNotFound, ErrBadID, or an error naming the
-// file when it cannot be decoded).
+// Load reads a session by id (ErrNotFound, ErrBadID, or a *CorruptError
+// naming the file and the field). A session saved as active whose lock no
+// dev holds is one whose dev died: Load reports it interrupted.
 func (s *Store) Load(id string) (*Session, error) {
 	if !ValidID(id) {
 		return nil, badID(id)
@@ -130,15 +165,83 @@ func (s *Store) Load(id string) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read session: %w", err)
 	}
+	sess, err := decode(path, id, data)
+	if err != nil {
+		return nil, err
+	}
+	if sess.Status == Active && !s.held(id) {
+		sess.Status = Interrupted
+	}
+	return sess, nil
+}
+
+// decode reads a session file's content, checking what the format
+// promises: the id of its name, a known status, fields of their types.
+func decode(path, id string, data []byte) (*Session, error) {
 	var sess Session
 	if err := json.Unmarshal(data, &sess); err != nil {
-		return nil, fmt.Errorf("session file %s is corrupt: %w", path, err)
+		e := &CorruptError{Path: path, Err: err}
+		var syntax *json.SyntaxError
+		switch {
+		case len(bytes.TrimSpace(data)) == 0:
+			e.Err = errors.New("the file is empty")
+		case errors.As(err, &syntax):
+			// Offset counts the bytes read, the offending one included.
+			e.Line, e.Column = position(data, syntax.Offset-1)
+		default:
+			e.Field = badField(data)
+		}
+		return nil, e
 	}
 	if sess.ID != id {
-		return nil, fmt.Errorf("session file %s is corrupt: it holds session %q", path, sess.ID)
+		return nil, &CorruptError{Path: path, Field: "id", Err: fmt.Errorf("%q, but the file is named after %s", sess.ID, id)}
+	}
+	switch sess.Status {
+	case Active, Complete, Failed, Interrupted, "": // "": a file written by hand, or before statuses
+	default:
+		return nil, &CorruptError{Path: path, Field: "status", Err: fmt.Errorf("%q is not active, complete, failed or interrupted", sess.Status)}
 	}
 	fillEmpty(&sess)
 	return &sess, nil
+}
+
+// position is the line and column (from 1, in bytes) of offset in data.
+func position(data []byte, offset int64) (line, col int) {
+	offset = min(max(offset, 0), int64(len(data)))
+	before := data[:offset]
+	line = bytes.Count(before, []byte{'\n'}) + 1
+	return line, len(before) - bytes.LastIndexByte(before, '\n')
+}
+
+// badField finds the field of a session file that does not decode, down to
+// the element of a list: "history[3]". json's own errors name no field
+// for some values (a time that does not parse).
+func badField(data []byte) string {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(data, &fields) != nil {
+		return ""
+	}
+	t := reflect.TypeFor[Session]()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		raw, ok := fields[name]
+		if !ok || json.Unmarshal(raw, reflect.New(f.Type).Interface()) == nil {
+			continue
+		}
+		if f.Type.Kind() == reflect.Slice {
+			var items []json.RawMessage
+			if json.Unmarshal(raw, &items) == nil {
+				for j, item := range items {
+					if json.Unmarshal(item, reflect.New(f.Type.Elem()).Interface()) != nil {
+						return fmt.Sprintf("%s[%d]", name, j)
+					}
+				}
+			}
+		}
+		return name
+	}
+	return ""
 }
 
 // fillEmpty replaces nil lists with empty ones: the file format promises
@@ -182,6 +285,7 @@ func (s *Store) Save(sess *Session) error {
 	if err := writeFileAtomic(s.dir, sess.ID+".json", data); err != nil {
 		return fmt.Errorf("save session %s: %w", sess.ID, err)
 	}
+	s.rememberSaved(sess.ID)
 	return nil
 }
 
@@ -224,47 +328,84 @@ func encode(sess *Session) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// List returns all sessions, newest UpdatedAt first. Unreadable files are
-// skipped.
-func (s *Store) List() ([]*Session, error) {
-	entries, err := os.ReadDir(s.dir)
+// Entry is one session file of the store: the session, or why it cannot
+// be read.
+type Entry struct {
+	ID      string
+	Path    string
+	Session *Session  // nil when Err is set
+	Err     error     // a *CorruptError, or the error reading the file
+	ModTime time.Time // of the file: when an unreadable session changed last
+}
+
+// Entries returns every session file, newest first (by UpdatedAt, or the
+// modification time of a file that cannot be read), unreadable ones
+// included: dev sessions list shows them rather than hide them.
+func (s *Store) Entries() ([]Entry, error) {
+	dirEntries, err := os.ReadDir(s.dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
-	var ids []string
-	for _, e := range entries {
+	var entries []Entry
+	for _, e := range dirEntries {
 		id, ok := strings.CutSuffix(e.Name(), ".json")
 		if ok && ValidID(id) && e.Type().IsRegular() {
-			ids = append(ids, id)
+			entries = append(entries, Entry{ID: id, Path: s.path(id)})
 		}
 	}
 	// Decoding dominates with hundreds of long sessions; spread it over
 	// the CPUs.
-	loaded := make([]*Session, len(ids))
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(ids)) {
+	for range min(runtime.GOMAXPROCS(0), len(entries)) {
 		wg.Go(func() {
 			for i := range next {
-				loaded[i], _ = s.Load(ids[i])
+				e := &entries[i]
+				e.Session, e.Err = s.Load(e.ID)
+				if fi, err := os.Stat(e.Path); err == nil {
+					e.ModTime = fi.ModTime()
+				}
 			}
 		})
 	}
-	for i := range ids {
+	for i := range entries {
 		next <- i
 	}
 	close(next)
 	wg.Wait()
-	list := slices.DeleteFunc(loaded, func(sess *Session) bool { return sess == nil })
-	slices.SortFunc(list, func(a, b *Session) int {
-		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
+	// A file removed meanwhile (pruned) is no entry.
+	entries = slices.DeleteFunc(entries, func(e Entry) bool { return errors.Is(e.Err, ErrNotFound) })
+	when := func(e Entry) time.Time {
+		if e.Session != nil {
+			return e.Session.UpdatedAt
+		}
+		return e.ModTime
+	}
+	slices.SortFunc(entries, func(a, b Entry) int {
+		if c := when(b).Compare(when(a)); c != 0 {
 			return c
 		}
 		return strings.Compare(a.ID, b.ID)
 	})
+	return entries, nil
+}
+
+// List returns the sessions that can be read, newest UpdatedAt first
+// (Entries has the others too).
+func (s *Store) List() ([]*Session, error) {
+	entries, err := s.Entries()
+	if err != nil {
+		return nil, err
+	}
+	var list []*Session
+	for _, e := range entries {
+		if e.Session != nil {
+			list = append(list, e.Session)
+		}
+	}
 	return list, nil
 }
 

@@ -177,3 +177,34 @@ func TestCommandHugeOutputBoundedMemory(t *testing.T) {
 		t.Errorf("marker: %q", r.Output[OutputHead-100:OutputHead+300])
 	}
 }
+
+// recorded is a Groups that keeps the pids it is given.
+type recorded struct{ pids []int }
+
+func (r *recorded) Env() []string { return []string{"DEV_TEST_MARK=42"} }
+
+func (r *recorded) Record(pid int) error {
+	r.pids = append(r.pids, pid)
+	return nil
+}
+
+// TestCommandRecordsItsGroup: the shell that leads a command's group is
+// recorded as it starts, so that dev can stop the group when it ends, and
+// the command's environment holds the mark.
+func TestCommandRecordsItsGroup(t *testing.T) {
+	t.Parallel()
+	groups := &recorded{}
+	env := &Env{Dir: t.TempDir(), CommandTimeout: time.Minute, Groups: groups}
+	r := CommandTool{}.Run(context.Background(), env, `echo "$$ $DEV_TEST_MARK"`)
+	out, ok := strings.CutSuffix(strings.TrimPrefix(r.Output, "Command succeeded (exit code 0).\n"), " 42")
+	if !ok {
+		t.Errorf("the command's environment lacks the mark: %s", r.Output)
+	}
+	shell, err := strconv.Atoi(out)
+	if err != nil {
+		t.Fatalf("%v: %s", err, r.Output)
+	}
+	if len(groups.pids) != 1 || groups.pids[0] != shell {
+		t.Errorf("recorded %v, want the shell %d", groups.pids, shell)
+	}
+}

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"github.com/devagent/dev/textfmt"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 )
@@ -15,11 +17,23 @@ const (
 	// model sees: its start and its end.
 	OutputHead = 4 << 10
 	OutputTail = 8 << 10
+
+	// SpillMax bounds the file a long output is saved to (SPEC §2): a
+	// command printing without end must not fill the disk. Past it the
+	// file keeps the first SpillHead bytes, a line saying how much was
+	// cut, and the last bytes, SpillMax in all at most.
+	SpillMax  = 64 << 20
+	SpillHead = 32 << 20
+	// spillNote is room for the line saying what was cut.
+	spillNote = 256
+	spillTail = SpillMax - SpillHead - spillNote
 )
 
 // output collects what a command prints. Memory stays bounded whatever it
 // prints: it keeps the head and the tail, and once the output outgrows them
-// it writes all of it, from the first byte, to a file in dir.
+// it writes it, from the first byte, to a file in dir: all of it up to
+// SpillMax, else its first SpillHead bytes and its last bytes (kept in a
+// second file used as a ring until close puts them in order).
 type output struct {
 	dir string
 
@@ -31,6 +45,9 @@ type output struct {
 	file      *os.File
 	fileErr   error // saving the full output failed
 	savedPath string
+	spilled   int64    // bytes given to the file (and the ring)
+	ring      *os.File // the bytes after SpillHead, at offset (n - SpillHead) % spillTail
+	spillCut  int64    // bytes the saved file lacks, once closed
 }
 
 func newOutput(dir string) *output { return &output{dir: dir} }
@@ -45,10 +62,9 @@ func (o *output) Write(p []byte) (int, error) {
 		o.startSaving()
 	}
 	if o.file != nil {
-		if _, err := o.file.Write(p); err != nil {
+		if err := o.spill(p); err != nil {
 			o.fileErr = err
-			_ = o.file.Close()
-			o.file = nil
+			o.dropFiles()
 		}
 	}
 	o.total += int64(n)
@@ -83,26 +99,107 @@ func (o *output) startSaving() {
 		return
 	}
 	o.file, o.savedPath = f, f.Name()
-	if _, err := f.Write(o.head); err == nil {
-		_, err = f.Write(o.tail)
-		o.fileErr = err
+	err = o.spill(o.head)
+	if err == nil {
+		err = o.spill(o.tail)
 	}
-	if o.fileErr != nil {
-		_ = f.Close()
-		o.file = nil
+	if err != nil {
+		o.fileErr = err
+		o.dropFiles()
 	}
 }
 
-// close finishes the full-output file, if any.
+// spill saves p: into the file up to SpillHead, then into the ring.
+func (o *output) spill(p []byte) error {
+	if room := SpillHead - o.spilled; room > 0 {
+		k := int(min(room, int64(len(p))))
+		if _, err := o.file.Write(p[:k]); err != nil {
+			return err
+		}
+		o.spilled += int64(k)
+		p = p[k:]
+	}
+	if len(p) == 0 {
+		return nil
+	}
+	if o.ring == nil {
+		ring, err := os.CreateTemp(o.dir, "command-*.tail")
+		if err != nil {
+			return err
+		}
+		if runtime.GOOS != "windows" {
+			// Unix keeps an open file: nothing is left behind if dev dies.
+			_ = os.Remove(ring.Name())
+		}
+		o.ring = ring
+	}
+	if len(p) > spillTail {
+		o.spilled += int64(len(p) - spillTail) // older than the tail kept
+		p = p[len(p)-spillTail:]
+	}
+	for len(p) > 0 {
+		at := (o.spilled - SpillHead) % spillTail
+		k := int(min(spillTail-at, int64(len(p))))
+		if _, err := o.ring.WriteAt(p[:k], at); err != nil {
+			return err
+		}
+		o.spilled += int64(k)
+		p = p[k:]
+	}
+	return nil
+}
+
+// dropFiles gives up saving: the file stays as far as it got.
+func (o *output) dropFiles() {
+	if o.file != nil {
+		_ = o.file.Close()
+		o.file = nil
+	}
+	if o.ring != nil {
+		_ = o.ring.Close()
+		_ = os.Remove(o.ring.Name())
+		o.ring = nil
+	}
+}
+
+// close finishes the saved file, if any: the tail kept in the ring goes
+// after the head, in order, behind a line saying what was cut.
 func (o *output) close() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.file != nil {
-		if err := o.file.Close(); err != nil && o.fileErr == nil {
+	if o.file == nil {
+		return
+	}
+	if o.ring != nil {
+		if err := o.appendRing(); err != nil && o.fileErr == nil {
 			o.fileErr = err
 		}
-		o.file = nil
 	}
+	if err := o.file.Close(); err != nil && o.fileErr == nil {
+		o.fileErr = err
+	}
+	o.file = nil
+	o.dropFiles()
+}
+
+func (o *output) appendRing() error {
+	after := o.spilled - SpillHead // bytes that went to the ring
+	kept := min(after, spillTail)
+	start := int64(0) // of the oldest byte kept in the ring
+	if after > spillTail {
+		o.spillCut = after - spillTail
+		start = after % spillTail
+		note := fmt.Sprintf("\n[… dev cut %s here (%d bytes): the output was %s in all; this file keeps its first %d MB and its last %s …]\n",
+			formatSize(o.spillCut), o.spillCut, formatSize(o.spilled), SpillHead>>20, formatSize(kept))
+		if _, err := io.WriteString(o.file, note[:min(len(note), spillNote)]); err != nil {
+			return err
+		}
+	}
+	if _, err := io.Copy(o.file, io.NewSectionReader(o.ring, start, kept-start)); err != nil {
+		return err
+	}
+	_, err := io.Copy(o.file, io.NewSectionReader(o.ring, 0, start))
+	return err
 }
 
 // String renders the output for the model: all of it when short; else the
@@ -134,6 +231,8 @@ func (o *output) String() string {
 	switch {
 	case o.fileErr != nil:
 		fmt.Fprintf(&b, " the full output could not be saved: %s]\n", fsErr(o.fileErr))
+	case o.spillCut > 0:
+		fmt.Fprintf(&b, " its first %d MB and last %d MB saved in %s]\n", SpillHead>>20, (SpillMax-SpillHead)>>20, o.savedPath)
 	default:
 		fmt.Fprintf(&b, " full output saved in %s]\n", o.savedPath)
 	}

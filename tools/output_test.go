@@ -1,6 +1,9 @@
 package tools
 
 import (
+	"bytes"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,5 +86,67 @@ func TestOutputCannotSave(t *testing.T) {
 	o.close()
 	if got := o.String(); !strings.Contains(got, "the full output could not be saved: not a directory]") {
 		t.Errorf("%s", got[OutputHead-100:OutputHead+200])
+	}
+}
+
+// counting writes n bytes to w in numbered blocks of a MB ("block
+// 000000001" and lines of dots) and returns the bytes of each range.
+func counting(t *testing.T, w io.Writer, n int64, ranges ...[2]int64) [][]byte {
+	t.Helper()
+	block := bytes.Repeat([]byte(strings.Repeat(".", 63)+"\n"), 1<<14)
+	kept := make([][]byte, len(ranges))
+	var written int64
+	for i := 0; written < n; i++ {
+		copy(block, fmt.Sprintf("block %09d\n", i))
+		piece := block[:min(int64(len(block)), n-written)]
+		for j, r := range ranges {
+			lo, hi := max(r[0], written), min(r[1], written+int64(len(piece)))
+			if lo < hi {
+				kept[j] = append(kept[j], piece[lo-written:hi-written]...)
+			}
+		}
+		if _, err := w.Write(piece); err != nil {
+			t.Fatal(err)
+		}
+		written += int64(len(piece))
+	}
+	return kept
+}
+
+// TestOutputSpillCap: an output past SpillMax is saved as its first
+// SpillHead bytes, a line saying what was cut, and its last bytes; the file
+// never outgrows SpillMax. An output below it is saved whole.
+func TestOutputSpillCap(t *testing.T) {
+	t.Parallel()
+	for _, size := range []int64{SpillMax - 1<<20, 3*SpillMax + 12345} {
+		o := newOutput(t.TempDir())
+		want := counting(t, o, size, [2]int64{0, SpillHead}, [2]int64{size - spillTail, size}, [2]int64{0, size})
+		o.close()
+		saved := readFile(t, o.savedPath)
+		if int64(len(saved)) > SpillMax {
+			t.Errorf("%d bytes printed: saved file of %d bytes, more than %d", size, len(saved), SpillMax)
+		}
+		if size < SpillMax {
+			if saved != string(want[2]) {
+				t.Errorf("%d bytes printed: not saved whole (%d bytes)", size, len(saved))
+			}
+			continue
+		}
+		cut := size - SpillHead - spillTail
+		head, rest, _ := strings.Cut(saved, "\n[… dev cut ")
+		note, tail, _ := strings.Cut(rest, " …]\n")
+		if head != string(want[0]) || tail != string(want[1]) {
+			t.Errorf("head (%d bytes) or tail (%d bytes) differ from what was printed", len(head), len(tail))
+		}
+		if wantNote := fmt.Sprintf("%s here (%d bytes): the output was %s in all; this file keeps its first 32 MB and its last %s",
+			formatSize(cut), cut, formatSize(size), formatSize(spillTail)); note != wantNote {
+			t.Errorf("note %q, want %q", note, wantNote)
+		}
+		if got := o.String(); !strings.Contains(got, "its first 32 MB and last 32 MB saved in "+o.savedPath+"]") {
+			t.Errorf("the result does not say the file was cut:\n%s", got[OutputHead-200:OutputHead+300])
+		}
+		if left, _ := filepath.Glob(filepath.Join(filepath.Dir(o.savedPath), "*.tail")); len(left) > 0 {
+			t.Errorf("ring files left: %v", left)
+		}
 	}
 }

@@ -92,11 +92,12 @@ type runner struct {
 	grace      time.Duration
 	background Background // nil: commands past the timeout are stopped
 	sandbox    Sandbox    // nil: not confined
+	groups     Groups     // nil: not recorded
 }
 
 func newRunner(env *Env) *runner {
 	r := &runner{env: env, dir: env.Dir, outputDir: env.OutputDir, timeout: env.CommandTimeout, grace: killGrace,
-		background: env.Background, sandbox: env.Sandbox}
+		background: env.Background, sandbox: env.Sandbox, groups: env.Groups}
 	if r.timeout <= 0 {
 		r.timeout = defaultCommandTimeout
 	}
@@ -130,9 +131,17 @@ func (r *runner) run(ctx context.Context, j job) Result {
 		timeout = j.timeout
 	}
 	out := newOutput(r.outputDir)
+	if r.groups != nil {
+		j.env = append(j.env, r.groups.Env()...)
+	}
 	p, err := startProcess(r.dir, j, r.sandbox, out)
 	if err != nil {
 		return res.fail(fmt.Sprintf("cannot start the command: %v.", err))
+	}
+	if r.groups != nil {
+		// Best effort: what a command started carries the mark too, which
+		// is how a dev killed before this line is cleaned up after.
+		_ = r.groups.Record(p.PID())
 	}
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()

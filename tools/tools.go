@@ -54,7 +54,21 @@ type Env struct {
 	// Approve is asked before a command starts or a file changes (approval
 	// modes); nil approves everything. Refused actions are not done.
 	Approve func(ctx context.Context, a Action) Verdict
+	// Groups marks and records every command as it starts (a
+	// *reaper.Reaper), so that none outlives dev, not even when dev is
+	// killed. Nil: neither.
+	Groups Groups
 }
+
+// Groups marks the processes of commands and records their groups.
+type Groups interface {
+	// Env is added to every command's environment: the mark by which what
+	// a command started is found, whatever group it moves to.
+	Env() []string
+	// Record notes the group led by pid, a command just started.
+	Record(pid int) error
+}
+
 
 // Sandbox confines a command before it starts (a *sandbox.Sandbox): it
 // rewrites cmd so that the program runs under the confinement, or fails.

@@ -3,6 +3,7 @@ package ui
 import (
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/fatih/color"
 	"github.com/rivo/uniseg"
@@ -53,7 +54,7 @@ func (t *Terminal) boxLines(title string, titleColour *color.Color, lines []stri
 	fill := max(inner-uniseg.StringWidth(title)-1, 0)
 	t.line(f.topLeft + f.horizontal + " " + titleColour.Sprint(title) + " " + strings.Repeat(f.horizontal, fill) + f.topRight)
 	for i, l := range lines {
-		pad := strings.Repeat(" ", max(inner-uniseg.StringWidth(l), 0))
+		pad := strings.Repeat(" ", max(inner-textWidth(l), 0))
 		if colours[i] != nil {
 			l = colours[i].Sprint(l)
 		}
@@ -66,11 +67,18 @@ func (t *Terminal) boxLines(title string, titleColour *color.Color, lines []stri
 // when it can and inside a word when it must. Tabs become spaces and other
 // control characters are dropped: tool output must not move the cursor or
 // change colours on the user's terminal.
+//
+// The work is linear in the text: each cut looks at one box width of the
+// line, never at the rest of it (a 50 MB reply on one line once took
+// minutes, measuring the remaining line at every cut).
 func wrap(text string, width int) []string {
 	var out []string
 	for _, line := range strings.Split(sanitize(text), "\n") {
-		for uniseg.StringWidth(line) > width {
-			cut := cutAt(line, width)
+		for {
+			cut, fits := cutAt(line, width)
+			if fits {
+				break
+			}
 			out = append(out, strings.TrimRight(line[:cut], " "))
 			line = strings.TrimLeft(line[cut:], " ")
 		}
@@ -80,13 +88,24 @@ func wrap(text string, width int) []string {
 }
 
 // cutAt is the byte offset where a line too wide for width should break:
-// after the last space that fits, or at the widest grapheme boundary.
-func cutAt(line string, width int) int {
-	cut, lastSpace, w := 0, -1, 0
+// after the last space that fits, or at the widest grapheme boundary. fits
+// reports that the whole line fits in width; it reads at most width columns
+// and one grapheme of the line.
+func cutAt(line string, width int) (cut int, fits bool) {
+	lastSpace, w := -1, 0
 	state := -1
 	rest := line
 	for len(rest) > 0 {
-		cluster, next, cw, st := uniseg.FirstGraphemeClusterInString(rest, state)
+		var cluster, next string
+		var cw, st int
+		if rest[0] < utf8.RuneSelf && (len(rest) == 1 || rest[1] < utf8.RuneSelf) {
+			// Two ASCII bytes in a row: the first is a grapheme of one
+			// column (sanitize removed control characters). Most text is
+			// ASCII, and uniseg's state machine is the cost of wrapping.
+			cluster, next, cw, st = rest[:1], rest[1:], 1, -1
+		} else {
+			cluster, next, cw, st = uniseg.FirstGraphemeClusterInString(rest, state)
+		}
 		if w+cw > width {
 			break
 		}
@@ -97,14 +116,27 @@ func cutAt(line string, width int) int {
 		}
 		rest, state = next, st
 	}
+	if len(rest) == 0 {
+		return len(line), true
+	}
 	if lastSpace > width/2 {
-		return lastSpace
+		return lastSpace, false
 	}
 	if cut == 0 { // a grapheme wider than the box: take it anyway
 		_, next, _, _ := uniseg.FirstGraphemeClusterInString(line, -1)
-		return len(line) - len(next)
+		return len(line) - len(next), false
 	}
-	return cut
+	return cut, false
+}
+
+// textWidth is the columns s takes on a terminal.
+func textWidth(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return uniseg.StringWidth(s)
+		}
+	}
+	return len(s) // sanitized ASCII: one column a byte
 }
 
 // escapes matches terminal control sequences: CSI (colours, cursor moves)
@@ -114,7 +146,9 @@ var escapes = regexp.MustCompile(`\x1b\[[0-9;?<=>]*[ -/]*[@-~]|\x1b\][^\x07\x1b]
 // sanitize expands tabs and removes escape sequences and control
 // characters, keeping newlines.
 func sanitize(s string) string {
-	s = escapes.ReplaceAllString(s, "")
+	if strings.IndexByte(s, 0x1b) >= 0 {
+		s = escapes.ReplaceAllString(s, "")
+	}
 	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\t", "    ")
 	return strings.Map(func(r rune) rune {
 		switch {

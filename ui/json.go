@@ -95,7 +95,7 @@ type (
 		Feedback string `json:"feedback"`
 		Steps    int    `json:"steps"`
 	}
-	// jsonMessage is a warning or an error.
+	// jsonMessage is a warning, a notice or an error.
 	jsonMessage struct {
 		Type    string `json:"type"`
 		Message string `json:"message"`
@@ -162,6 +162,8 @@ func jsonOf(e event.Event) (any, bool) {
 	case event.AuditFinished:
 		return jsonAudit{e.Name(), e.Verdict, e.Feedback, e.Steps}, true
 	case event.Warning:
+		return jsonMessage{e.Name(), e.Message}, true
+	case event.Notice:
 		return jsonMessage{e.Name(), e.Message}, true
 	case event.Failure:
 		return jsonMessage{e.Name(), e.Message}, true

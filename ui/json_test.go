@@ -40,6 +40,7 @@ func everyEvent() []event.Event {
 		event.AuditStarted{},
 		event.AuditFinished{Verdict: "FAIL", Feedback: "Overall: FAIL\nAdd a test.", Steps: 2},
 		event.Warning{Message: "careful"},
+		event.Notice{Message: "stopped 2 process groups or processes an earlier run of this session left running"},
 		event.Failure{Message: "the server went away"},
 		event.Finished{Status: "failed", ExitCode: 1, Summary: "", SessionID: "0b6c2a9e-4b7d-4e8a-9c3f-2d5e8b1a7c40", Loops: 3, Tokens: 1234, FormatErrors: 1, Audits: 1, EarlyStops: 1, Cost: &cost},
 		event.BackgroundStarted{ID: "proc_ab12cd", Command: "npm run dev", PID: 4242},

@@ -208,6 +208,9 @@ func (t *Terminal) Emit(e event.Event) {
 	case event.Warning:
 		t.stopSpinner()
 		t.line(t.yellow.Sprintf("%s %s", t.sym.warn, e.Message))
+	case event.Notice:
+		t.stopSpinner()
+		t.line("dev: " + e.Message)
 	case event.Failure:
 		t.stopSpinner()
 		t.line(t.red.Sprintf("%s %s", t.sym.fail, e.Message))

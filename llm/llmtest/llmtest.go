@@ -347,6 +347,10 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, model string, re
 		return out
 	}
 	for _, piece := range parts {
+		if r.Context().Err() != nil {
+			out.abandoned = true // the client went away (e.g. it cut a long reply)
+			return out
+		}
 		send(chunk(map[string]any{"content": piece}, nil))
 	}
 	finish := resp.FinishReason
