@@ -135,4 +135,3 @@ func dirSize(t testing.TB, dir string) int64 {
 	must(t, err)
 	return n
 }
-
