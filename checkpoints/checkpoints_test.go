@@ -339,6 +339,18 @@ func TestStatCache(t *testing.T) {
 		t.Errorf("a new store: hashed %d, tree %s", coldScan.Hashed, coldScan.Tree)
 	}
 
+	// A damaged index costs a full read, never a wrong snapshot.
+	for _, damage := range []string{"", indexMagic, indexMagic + "\x05\xff\xff", "garbage"} {
+		must(t, os.WriteFile(filepath.Join(storeDir, "index"), []byte(damage), 0o600))
+		fresh, err := Open(storeDir, dir, Options{})
+		must(t, err)
+		sc, err := fresh.Snapshot(ctx)
+		must(t, err)
+		if sc.Tree != first.Tree || sc.Hashed != 3 {
+			t.Errorf("with index %q: hashed %d, tree %s", damage, sc.Hashed, sc.Tree)
+		}
+	}
+
 	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
 		return
 	}

@@ -1,9 +1,11 @@
 package checkpoints
 
 import (
+	"bufio"
 	"bytes"
 	"compress/flate"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -11,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 )
 
@@ -35,9 +38,9 @@ func parseID(id ID) (hash, error) {
 	return h, nil
 }
 
-// Objects are stored one per file, objects/ab/cdef…, with a one-byte
-// header: raw, or compressed with DEFLATE when that saves at least an
-// eighth (source text shrinks to a third; compressed formats not at all).
+// Objects are stored with a one-byte header: raw, or compressed with
+// DEFLATE when that saves at least an eighth (source text shrinks to a
+// third; compressed formats not at all).
 const (
 	rawObject      = 'r'
 	deflatedObject = 'z'
@@ -45,8 +48,12 @@ const (
 	smallObject = 64
 )
 
-// objects is the content-addressed store under dir. Writes are atomic
-// (temporary file, rename), so concurrent writers, in this process or
+// objects is the content-addressed store under dir. A few objects (what
+// a step changed) are stored one per file, dir/ab/cdef…; many at once
+// (the first snapshot of a project) go into one pack file, dir/pack/,
+// because creating ten thousand files costs seconds where writing one
+// costs milliseconds. Writes are atomic (temporary file, rename; a pack's
+// index is renamed last), so concurrent writers, in this process or
 // another dev, only ever race to write the same bytes. Objects are not
 // synced: a crash can leave one truncated, which reading detects (the
 // content no longer has its hash) and reports.
@@ -55,12 +62,22 @@ type objects struct {
 
 	mu    sync.Mutex
 	known map[hash]bool // objects known to be on disk
+	// packed locates the objects of the packs read so far; loaded names
+	// those packs.
+	packed map[hash]packLoc
+	loaded map[string]bool
 
 	deflaters sync.Pool // a new one allocates over half a megabyte
 }
 
+// packLoc is where a packed object's encoding lies.
+type packLoc struct {
+	pack      string // the pack file's path
+	off, size int64
+}
+
 func newObjects(dir string) *objects {
-	return &objects{dir: dir, known: map[hash]bool{}}
+	return &objects{dir: dir, known: map[hash]bool{}, packed: map[hash]packLoc{}, loaded: map[string]bool{}}
 }
 
 func (o *objects) path(h hash) string {
@@ -68,10 +85,16 @@ func (o *objects) path(h hash) string {
 	return filepath.Join(o.dir, s[:2], s[2:])
 }
 
-// has reports whether the object is on disk, asking the disk once.
+func (o *objects) packDir() string { return filepath.Join(o.dir, "pack") }
+
+// has reports whether the object is stored, asking the disk once.
 func (o *objects) has(h hash) bool {
 	o.mu.Lock()
-	ok := o.known[h]
+	if len(o.loaded) == 0 {
+		o.loadPacks()
+	}
+	_, packed := o.packed[h]
+	ok := o.known[h] || packed
 	o.mu.Unlock()
 	if ok {
 		return true
@@ -98,23 +121,32 @@ func (o *objects) put(data []byte) (hash, error) {
 	return h, o.write(h, data)
 }
 
-// write stores data, whose hash is h.
+// write stores data, whose hash is h, in a file of its own.
 func (o *objects) write(h hash, data []byte) error {
-	enc := o.encode(data)
 	p := o.path(h)
+	if err := writeAtomic(p, o.encode(data)); err != nil {
+		return fmt.Errorf("checkpoint store: %w", err)
+	}
+	o.remember(h)
+	return nil
+}
+
+// writeAtomic writes data to p through a temporary file renamed over it,
+// creating the directory when missing.
+func writeAtomic(p string, data []byte) error {
 	dir := filepath.Dir(p)
 	f, err := os.CreateTemp(dir, ".tmp-*")
 	if errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return fmt.Errorf("checkpoint store: %w", err)
+			return err
 		}
 		f, err = os.CreateTemp(dir, ".tmp-*")
 	}
 	if err != nil {
-		return fmt.Errorf("checkpoint store: %w", err)
+		return err
 	}
 	tmp := f.Name()
-	_, err = f.Write(enc)
+	_, err = f.Write(data)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -130,10 +162,8 @@ func (o *objects) write(h hash, data []byte) error {
 	}
 	if err != nil {
 		_ = os.Remove(tmp)
-		return fmt.Errorf("checkpoint store: %w", err)
 	}
-	o.remember(h)
-	return nil
+	return err
 }
 
 // get reads an object and checks that it still has its hash.
@@ -148,7 +178,7 @@ func (o *objects) get(h hash) ([]byte, error) {
 // getUnchecked reads an object stored under another name than its hash
 // (a state); the caller checks it.
 func (o *objects) getUnchecked(h hash) ([]byte, error) {
-	enc, err := os.ReadFile(o.path(h))
+	enc, err := o.read(h)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint object %s: %w", h.id(), err)
 	}
@@ -157,6 +187,40 @@ func (o *objects) getUnchecked(h hash) ([]byte, error) {
 		return nil, fmt.Errorf("checkpoint object %s is corrupt: %w", h.id(), err)
 	}
 	return data, nil
+}
+
+// read returns an object's encoding, from its pack or its file. A pack
+// another process wrote since the packs were read is found by reading
+// them again.
+func (o *objects) read(h hash) ([]byte, error) {
+	for attempt := 0; ; attempt++ {
+		o.mu.Lock()
+		if len(o.loaded) == 0 || attempt == 1 {
+			o.loadPacks()
+		}
+		loc, packed := o.packed[h]
+		o.mu.Unlock()
+		if packed {
+			return readAt(loc)
+		}
+		enc, err := os.ReadFile(o.path(h))
+		if err == nil || !errors.Is(err, fs.ErrNotExist) || attempt == 1 {
+			return enc, err
+		}
+	}
+}
+
+func readAt(loc packLoc) ([]byte, error) {
+	f, err := os.Open(loc.pack)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	enc := make([]byte, loc.size)
+	if _, err := f.ReadAt(enc, loc.off); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", filepath.Base(loc.pack), err)
+	}
+	return enc, nil
 }
 
 func (o *objects) encode(data []byte) []byte {
@@ -195,4 +259,133 @@ func decodeObject(enc []byte) ([]byte, error) {
 		return io.ReadAll(r)
 	}
 	return nil, fmt.Errorf("unknown header %q", enc[0])
+}
+
+// A pack is the encodings of its objects one after the other; its index,
+// beside it and written after it, lists each object's hash, offset and
+// size. An index only exists for a complete pack.
+const packIndexMagic = "dev-checkpoint-pack 1\n"
+
+// loadPacks reads the indexes of the packs not read yet. o.mu is held.
+func (o *objects) loadPacks() {
+	o.loaded[""] = true // the directory was looked at, packs or not
+	entries, _ := os.ReadDir(o.packDir())
+	for _, e := range entries {
+		name, ok := strings.CutSuffix(e.Name(), ".idx")
+		if !ok || o.loaded[name] {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(o.packDir(), e.Name()))
+		if err != nil || !bytes.HasPrefix(data, []byte(packIndexMagic)) {
+			continue
+		}
+		o.loaded[name] = true
+		pack := filepath.Join(o.packDir(), name+".pack")
+		r := bytes.NewReader(data[len(packIndexMagic):])
+		for r.Len() > 0 {
+			var h hash
+			if _, err := io.ReadFull(r, h[:]); err != nil {
+				break
+			}
+			off, err1 := binary.ReadUvarint(r)
+			size, err2 := binary.ReadUvarint(r)
+			if err1 != nil || err2 != nil {
+				break
+			}
+			o.packed[h] = packLoc{pack: pack, off: int64(off), size: int64(size)}
+		}
+	}
+}
+
+// packThreshold is how many objects a scan must have to write for them
+// to go into a pack.
+const packThreshold = 64
+
+// packWriter writes a pack. Its methods are safe for concurrent use.
+type packWriter struct {
+	o *objects
+
+	mu    sync.Mutex
+	f     *os.File
+	w     *bufio.Writer
+	off   int64
+	index []byte
+	in    map[hash]bool
+	err   error
+}
+
+func (o *objects) newPack() (*packWriter, error) {
+	if err := os.MkdirAll(o.packDir(), 0o700); err != nil {
+		return nil, fmt.Errorf("checkpoint store: %w", err)
+	}
+	f, err := os.CreateTemp(o.packDir(), ".tmp-pack-*")
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint store: %w", err)
+	}
+	return &packWriter{o: o, f: f, w: bufio.NewWriterSize(f, 1<<20), index: []byte(packIndexMagic), in: map[hash]bool{}}, nil
+}
+
+// add appends data, whose hash is h, unless the store or the pack has it.
+func (p *packWriter) add(h hash, data []byte) error {
+	p.mu.Lock()
+	dup := p.in[h]
+	p.mu.Unlock()
+	if dup || p.o.has(h) {
+		return nil
+	}
+	enc := p.o.encode(data) // outside the lock: the costly part
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.err != nil || p.in[h] {
+		return p.err
+	}
+	if _, err := p.w.Write(enc); err != nil {
+		p.err = fmt.Errorf("checkpoint store: %w", err)
+		return p.err
+	}
+	p.in[h] = true
+	p.index = append(p.index, h[:]...)
+	p.index = binary.AppendUvarint(p.index, uint64(p.off))
+	p.index = binary.AppendUvarint(p.index, uint64(len(enc)))
+	p.off += int64(len(enc))
+	return nil
+}
+
+// commit makes the pack's objects part of the store.
+func (p *packWriter) commit() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	tmp := p.f.Name()
+	err := p.err
+	if err == nil {
+		err = p.w.Flush()
+	}
+	if cerr := p.f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && len(p.in) == 0 {
+		return os.Remove(tmp)
+	}
+	name := filepath.Join(p.o.packDir(), "pack-"+strings.TrimPrefix(filepath.Base(tmp), ".tmp-pack-"))
+	if err == nil {
+		err = os.Rename(tmp, name+".pack")
+	}
+	if err == nil {
+		err = writeAtomic(name+".idx", p.index)
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+		_ = os.Remove(name + ".pack")
+		return fmt.Errorf("checkpoint store: %w", err)
+	}
+	p.o.mu.Lock()
+	p.o.loadPacks()
+	p.o.mu.Unlock()
+	return nil
+}
+
+// abort drops the pack.
+func (p *packWriter) abort() {
+	p.f.Close()
+	_ = os.Remove(p.f.Name())
 }

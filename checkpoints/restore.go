@@ -91,7 +91,7 @@ func (s *Store) restore(ctx context.Context, r Restore) error {
 		if err := os.Remove(s.abs(c.Path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, fmt.Errorf("delete %s: %w", c.Path, err))
 		}
-		delete(s.idx, c.Path)
+		s.idx.forget(c.Path)
 		for d := path.Dir(c.Path); d != "."; d = path.Dir(d) {
 			dirs = append(dirs, d)
 		}
@@ -115,7 +115,7 @@ func (s *Store) restore(ctx context.Context, r Restore) error {
 			errs = append(errs, fmt.Errorf("restore %s: %w", c.Path, err))
 		}
 		// Its stat is new: the next scan reads it.
-		delete(s.idx, c.Path)
+		s.idx.forget(c.Path)
 	}
 	return errors.Join(errs...)
 }

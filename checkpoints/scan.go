@@ -30,29 +30,67 @@ type Scan struct {
 	Unreadable []string
 }
 
+// dirent is an entry of a directory as readDir lists it: its type, and
+// for a regular file its stat.
+type dirent struct {
+	name    string
+	typ     fs.FileMode // the type bits only
+	st      fileStat
+	statErr error
+}
+
 // dirNode is a directory of a scan: its entries as read (sorted by
-// name), and for each subdirectory its node.
+// name), for each subdirectory its node, and what the walk found there.
 type dirNode struct {
+	rel      string // slash path from the working directory, "" for it
 	entries  []entry
 	children []*dirNode // children[i] is entries[i]'s node when it is a directory
+	// idx is the directory's part of the new index; todo are the
+	// entries whose content must be read.
+	idx                  map[string]indexed
+	todo                 []int
+	oversize, unreadable []string
+}
+
+func (n *dirNode) path(name string) string {
+	if n.rel == "" {
+		return name
+	}
+	return n.rel + "/" + name
 }
 
 // pending is a file whose content must be read.
 type pending struct {
 	node *dirNode
 	i    int
-	rel  string
 }
 
 // scanner is one scan's state.
 type scanner struct {
-	s        *Store
-	fsys     fs.FS // the git work tree holding the working directory, for .gitignore files
-	start    string
-	comps    []string // of start
-	old, idx index    // the index before the scan, and as the scan leaves it
-	todo     []pending
-	res      Scan
+	s     *Store
+	fsys  fs.FS // the git work tree holding the working directory, for .gitignore files
+	start string
+	comps []string // of start
+	old   index    // the index before the scan
+	// spare holds a token per CPU beyond the first: a walk with a spare
+	// token reads a subdirectory on a goroutine of its own.
+	spare chan struct{}
+	todo  []pending
+	// pack receives the new objects when there are many (nil: one file
+	// each).
+	pack *packWriter
+	res  Scan
+}
+
+// store stores data, whose hash is h, unless it is stored.
+func (sc *scanner) store(h hash, data []byte) error {
+	if sc.pack != nil {
+		return sc.pack.add(h, data)
+	}
+	if sc.s.obj.has(h) {
+		return nil
+	}
+	return sc.s.obj.write(h, data)
 }
 
 // scan snapshots the working directory: it stores what is new and
@@ -62,110 +100,153 @@ func (s *Store) scan(ctx context.Context) (Scan, error) {
 		s.idx = loadIndex(s.indexPath())
 	}
 	fsys, start, rules := ignore.Open(s.workDir)
-	sc := &scanner{s: s, fsys: fsys, start: start, comps: ignore.Components(start), old: s.idx, idx: make(index, len(s.idx))}
-	root, err := sc.walk(ctx, s.workDir, "", rules)
+	sc := &scanner{s: s, fsys: fsys, start: start, comps: ignore.Components(start), old: s.idx,
+		spare: make(chan struct{}, runtime.GOMAXPROCS(0)-1)}
+	root := &dirNode{}
+	err := sc.walk(ctx, root, s.workDir, rules)
 	if err != nil {
 		return Scan{}, err
 	}
-	if err := sc.hashAll(ctx); err != nil {
-		return Scan{}, err
+	idx := index{}
+	sc.collect(root, idx)
+	if len(sc.todo) >= packThreshold {
+		if sc.pack, err = s.obj.newPack(); err != nil {
+			return Scan{}, err
+		}
 	}
-	h, _, err := sc.build(root)
+	h, err := sc.hashAndBuild(ctx, root)
 	if err != nil {
 		return Scan{}, err
 	}
 	sc.res.Tree = h.id()
-	dirty := len(sc.todo) > 0 || len(sc.idx) != len(sc.old)
-	s.idx = sc.idx
+	slices.Sort(sc.res.Oversize)
+	slices.Sort(sc.res.Unreadable)
+	dirty := len(sc.todo) > 0 || len(idx) != len(sc.old)
+	for dir, m := range idx {
+		if old, ok := sc.old[dir]; !ok || len(old) != len(m) {
+			dirty = true
+		}
+	}
+	s.idx = idx
 	if dirty {
 		// The index only saves work; a scan that cannot save it is
 		// still a good scan.
 		if err := os.MkdirAll(s.dir, 0o700); err == nil {
-			_ = sc.idx.save(s.indexPath())
+			_ = idx.save(s.indexPath())
 		}
 	}
 	return sc.res, nil
 }
 
-// walk reads the directory abs (rel from the working directory) and
-// everything below it that a snapshot keeps, taking the hash of every
-// file whose stat is in the index and queueing the others.
-func (sc *scanner) walk(ctx context.Context, abs, rel string, rules *ignore.Rules) (*dirNode, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
+// hashAndBuild stores the files to read and the trees, and returns the
+// root tree's hash; a pack is committed or dropped.
+func (sc *scanner) hashAndBuild(ctx context.Context, root *dirNode) (hash, error) {
+	err := sc.hashAll(ctx)
+	var h hash
+	if err == nil {
+		h, _, err = sc.build(root)
 	}
-	n := &dirNode{}
-	list, err := os.ReadDir(abs)
+	if sc.pack != nil {
+		if err != nil {
+			sc.pack.abort()
+		} else {
+			err = sc.pack.commit()
+		}
+	}
+	return h, err
+}
+
+// walk reads the directory abs (n.rel from the working directory) and
+// everything below it that a snapshot keeps, taking the hash of every
+// file whose stat is in the index and noting the others in n.todo.
+// Subdirectories are read on other goroutines while CPUs are spare.
+func (sc *scanner) walk(ctx context.Context, n *dirNode, abs string, rules *ignore.Rules) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	list, err := readDir(abs)
 	if err != nil {
-		if rel == "" {
-			return nil, fmt.Errorf("snapshot %s: %w", sc.s.workDir, err)
+		if n.rel == "" {
+			return fmt.Errorf("snapshot %s: %w", sc.s.workDir, err)
 		}
 		// What could be read of it is kept; a restore never deletes what
 		// a snapshot did not see.
-		sc.res.Unreadable = append(sc.res.Unreadable, rel+"/")
+		n.unreadable = append(n.unreadable, n.rel+"/")
 	}
-	comps := append(slices.Clip(sc.comps), ignore.Components(rel)...)
+	comps := append(slices.Clip(sc.comps), ignore.Components(n.rel)...)
 	for _, e := range list {
-		if e.Name() == ".gitignore" && !e.IsDir() {
-			rules = rules.ReadFile(sc.fsys, path.Join(sc.start, rel, ".gitignore"), comps)
+		if e.name == ".gitignore" && e.typ.IsRegular() && e.statErr == nil {
+			rules = rules.ReadFile(sc.fsys, path.Join(sc.start, n.rel, ".gitignore"), comps)
 		}
 	}
+	old := sc.old[n.rel]
+	reuse := true // every file's entry in old is still good: keep old as it is
+	match := append(slices.Clip(comps), "")
+	var wg sync.WaitGroup
+	var errs []error
+	var errMu sync.Mutex
 	for _, e := range list {
-		name := e.Name()
-		if ignore.Skipped(name) {
+		name := e.name
+		if ignore.Skipped(name) || len(sc.s.excluded) > 0 && sc.s.excluded[n.path(name)] {
 			continue
 		}
-		childRel := name
-		if rel != "" {
-			childRel = rel + "/" + name
-		}
-		if sc.s.excluded[childRel] {
-			continue
-		}
-		typ := e.Type()
-		if rules.Match(append(slices.Clip(comps), name), typ.IsDir()) {
-			continue
-		}
-		childAbs := filepath.Join(abs, name)
-		switch {
-		case typ.IsDir():
-			c, err := sc.walk(ctx, childAbs, childRel, rules)
-			if err != nil {
-				return nil, err
+		if e.statErr != nil {
+			if !errors.Is(e.statErr, fs.ErrNotExist) {
+				n.unreadable = append(n.unreadable, n.path(name))
 			}
+			continue
+		}
+		match[len(match)-1] = name
+		if rules.Match(match, e.typ.IsDir()) {
+			continue
+		}
+		switch {
+		case e.typ.IsDir():
+			c := &dirNode{rel: n.path(name)}
 			n.entries = append(n.entries, entry{name: name, mode: fs.ModeDir | 0o755})
 			n.children = append(n.children, c)
+			childAbs := filepath.Join(abs, name)
+			select {
+			case sc.spare <- struct{}{}:
+				wg.Go(func() {
+					defer func() { <-sc.spare }()
+					if err := sc.walk(ctx, c, childAbs, rules); err != nil {
+						errMu.Lock()
+						errs = append(errs, err)
+						errMu.Unlock()
+					}
+				})
+			default:
+				if err := sc.walk(ctx, c, childAbs, rules); err != nil {
+					wg.Wait()
+					return err
+				}
+			}
 			continue
-		case typ&fs.ModeSymlink != 0:
-			target, err := os.Readlink(childAbs)
+		case e.typ&fs.ModeSymlink != 0:
+			target, err := os.Readlink(filepath.Join(abs, name))
 			if err != nil {
-				sc.res.Unreadable = append(sc.res.Unreadable, childRel)
+				n.unreadable = append(n.unreadable, n.path(name))
 				continue
 			}
 			h, err := sc.s.obj.put([]byte(target))
 			if err != nil {
-				return nil, err
+				wg.Wait()
+				return err
 			}
 			n.entries = append(n.entries, entry{name: name, mode: fs.ModeSymlink | 0o777, size: int64(len(target)), hash: h})
-		case typ.IsRegular():
-			fi, err := e.Info()
-			if err != nil {
-				if !errors.Is(err, fs.ErrNotExist) {
-					sc.res.Unreadable = append(sc.res.Unreadable, childRel)
-				}
+		case e.typ.IsRegular():
+			st := e.st
+			if st.size > sc.s.maxFileBytes {
+				n.oversize = append(n.oversize, n.path(name))
 				continue
 			}
-			if fi.Size() > sc.s.maxFileBytes {
-				sc.res.Oversize = append(sc.res.Oversize, childRel)
-				continue
-			}
-			st := statOf(fi)
 			en := entry{name: name, mode: st.mode, size: st.size}
-			if old, ok := sc.old[childRel]; ok && !old.racy && old.stat == st {
-				en.hash = old.hash
-				sc.idx[childRel] = old
+			if o, ok := old[name]; ok && !o.racy && o.stat == st {
+				en.hash = o.hash
 			} else {
-				sc.todo = append(sc.todo, pending{node: n, i: len(n.entries), rel: childRel})
+				reuse = false
+				n.todo = append(n.todo, len(n.entries))
 			}
 			n.entries = append(n.entries, en)
 		default:
@@ -173,7 +254,45 @@ func (sc *scanner) walk(ctx context.Context, abs, rel string, rules *ignore.Rule
 		}
 		n.children = append(n.children, nil)
 	}
-	return n, nil
+	wg.Wait()
+	if len(errs) > 0 {
+		return errs[0]
+	}
+	files := 0
+	for i := range n.entries {
+		if n.children[i] == nil && n.entries[i].mode&fs.ModeSymlink == 0 {
+			files++
+		}
+	}
+	if reuse && files == len(old) {
+		n.idx = old
+		return nil
+	}
+	n.idx = make(map[string]indexed, files)
+	for i, e := range n.entries {
+		if n.children[i] == nil && e.mode&fs.ModeSymlink == 0 && !slices.Contains(n.todo, i) {
+			n.idx[e.name] = old[e.name]
+		}
+	}
+	return nil
+}
+
+// collect gathers what the walk found below n: the new index, the files to
+// read and those left out.
+func (sc *scanner) collect(n *dirNode, idx index) {
+	if len(n.idx) > 0 || len(n.todo) > 0 {
+		idx[n.rel] = n.idx
+	}
+	for _, i := range n.todo {
+		sc.todo = append(sc.todo, pending{node: n, i: i})
+	}
+	sc.res.Oversize = append(sc.res.Oversize, n.oversize...)
+	sc.res.Unreadable = append(sc.res.Unreadable, n.unreadable...)
+	for _, c := range n.children {
+		if c != nil {
+			sc.collect(c, idx)
+		}
+	}
 }
 
 // hashAll reads, hashes and stores the queued files, on every CPU.
@@ -195,7 +314,7 @@ func (sc *scanner) hashAll(ctx context.Context) error {
 			for i := range next {
 				p := sc.todo[i]
 				r := &results[i]
-				data, fi, err := sc.s.readFile(filepath.Join(sc.s.workDir, filepath.FromSlash(p.rel)))
+				data, fi, err := sc.s.readFile(filepath.Join(sc.s.workDir, filepath.FromSlash(p.node.path(p.node.entries[p.i].name))))
 				switch {
 				case errors.Is(err, fs.ErrNotExist):
 					r.skip = "gone"
@@ -206,9 +325,7 @@ func (sc *scanner) hashAll(ctx context.Context) error {
 				default:
 					r.st = statOf(fi)
 					r.hash = sha256.Sum256(data)
-					if !sc.s.obj.has(r.hash) {
-						r.err = sc.s.obj.write(r.hash, data)
-					}
+					r.err = sc.store(r.hash, data)
 				}
 			}
 		})
@@ -236,13 +353,13 @@ func (sc *scanner) hashAll(ctx context.Context) error {
 		switch r.skip {
 		case "":
 			e.hash, e.size, e.mode = r.hash, r.st.size, r.st.mode
-			sc.idx[p.rel] = indexed{stat: r.st, hash: r.hash, racy: isRacy(r.st, hashedAt)}
+			p.node.idx[e.name] = indexed{stat: r.st, hash: r.hash, racy: isRacy(r.st, hashedAt)}
 			sc.res.Hashed++
 			continue
 		case "oversize":
-			sc.res.Oversize = append(sc.res.Oversize, p.rel)
+			sc.res.Oversize = append(sc.res.Oversize, p.node.path(e.name))
 		case "unreadable":
-			sc.res.Unreadable = append(sc.res.Unreadable, p.rel)
+			sc.res.Unreadable = append(sc.res.Unreadable, p.node.path(e.name))
 		}
 		e.name = "" // left out
 	}
@@ -324,10 +441,8 @@ func (sc *scanner) build(n *dirNode) (h hash, empty bool, err error) {
 	}
 	data := encodeTree(kept)
 	h = sha256.Sum256(data)
-	if !sc.s.obj.has(h) {
-		if err := sc.s.obj.write(h, data); err != nil {
-			return h, false, err
-		}
+	if err := sc.store(h, data); err != nil {
+		return h, false, err
 	}
 	return h, len(kept) == 0, nil
 }
