@@ -6,6 +6,7 @@ package sessions
 import (
 	"time"
 
+	"github.com/devagent/dev/checkpoints"
 	"github.com/devagent/dev/llm"
 )
 
@@ -56,4 +57,8 @@ type Session struct {
 	Compressions     []Compression `json:"compressions"`
 	CompressionCount int           `json:"compressionCount"`
 	Audits           []Audit       `json:"audits"`
+	// Checkpoints are the snapshots of the working directory taken
+	// during the session, oldest first (SPEC §12); their files and
+	// states live in Store.Dir(ID)/checkpoints.
+	Checkpoints []checkpoints.Checkpoint `json:"checkpoints"`
 }

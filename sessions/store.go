@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/devagent/dev/checkpoints"
 	"github.com/devagent/dev/llm"
 	"github.com/google/uuid"
 )
@@ -106,6 +107,7 @@ func (s *Store) New(id, workingDirectory, prompt, model string) (*Session, error
 		History:          []llm.Message{},
 		Compressions:     []Compression{},
 		Audits:           []Audit{},
+		Checkpoints:      []checkpoints.Checkpoint{},
 	}, nil
 }
 
@@ -148,6 +150,9 @@ func fillEmpty(sess *Session) {
 	}
 	if sess.Audits == nil {
 		sess.Audits = []Audit{}
+	}
+	if sess.Checkpoints == nil {
+		sess.Checkpoints = []checkpoints.Checkpoint{}
 	}
 }
 
@@ -193,6 +198,12 @@ func encode(sess *Session) ([]byte, error) {
 		out.Audits = slices.Clone(out.Audits)
 		for i := range out.Audits {
 			out.Audits[i].Timestamp = out.Audits[i].Timestamp.UTC()
+		}
+	}
+	if slices.ContainsFunc(out.Checkpoints, func(c checkpoints.Checkpoint) bool { return c.Time.Location() != time.UTC }) {
+		out.Checkpoints = slices.Clone(out.Checkpoints)
+		for i := range out.Checkpoints {
+			out.Checkpoints[i].Time = out.Checkpoints[i].Time.UTC()
 		}
 	}
 	size := 1024
