@@ -28,6 +28,9 @@ func scenarios() []scenario {
 		fixABugKeptScenario(),
 		hugeOutputScenario(),
 		bigTreeScenario(),
+		checkpointUnchangedScenario(),
+		checkpointChangedScenario(),
+		checkpointSessionScenario(),
 	}
 }
 
