@@ -495,3 +495,37 @@ func TestOpenErrors(t *testing.T) {
 		t.Error("a checkpoint into an unwritable store succeeded")
 	}
 }
+
+// Many new objects go into one pack, which a later process reads.
+func TestPack(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	fs := files{}
+	for i := range packThreshold + 10 {
+		fs[filepath.Join("d", strings.Repeat("x", i+1))] = strings.Repeat("content ", i)
+	}
+	write(t, dir, fs)
+	storeDir := filepath.Join(t.TempDir(), "cp")
+	s, err := Open(storeDir, dir, Options{})
+	must(t, err)
+	first, err := s.Take(context.Background(), nil, Meta{Reason: BeforeRequest}, nil)
+	must(t, err)
+	packs, _ := filepath.Glob(filepath.Join(storeDir, "objects", "pack", "pack-*"))
+	loose, _ := filepath.Glob(filepath.Join(storeDir, "objects", "??", "*"))
+	if len(packs) != 2 || len(loose) != 0 {
+		t.Errorf("pack files %q, %d loose objects; want a pack and its index only", packs, len(loose))
+	}
+	must(t, os.RemoveAll(filepath.Join(dir, "d")))
+	cold, err := Open(storeDir, dir, Options{})
+	must(t, err)
+	r, err := cold.Rewind(context.Background(), []Checkpoint{first.Checkpoint}, 0, nil)
+	must(t, err)
+	if len(r.Restore.Changes) != len(fs) {
+		t.Errorf("restored %d files, want %d", len(r.Restore.Changes), len(fs))
+	}
+	for p, content := range fs {
+		if data, err := os.ReadFile(filepath.Join(dir, p)); err != nil || string(data) != content {
+			t.Fatalf("%s: %q, %v", p, data, err)
+		}
+	}
+}
