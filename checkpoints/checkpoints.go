@@ -73,16 +73,29 @@ type Meta struct {
 // Errors callers tell apart with errors.Is.
 var (
 	ErrNoCheckpoint = errors.New("no such checkpoint")
+	// ErrTooBig: the working directory holds more than a checkpoint
+	// should copy (dev started in a home directory, say). Checkpoints
+	// are then unavailable for the session; nothing else need fail.
+	ErrTooBig = errors.New("the working directory is too big to checkpoint")
 )
 
-// DefaultMaxFileBytes is checkpointMaxFileBytes' default.
-const DefaultMaxFileBytes = 10 << 20
+// Defaults of Options.
+const (
+	DefaultMaxFileBytes  = 10 << 20 // checkpointMaxFileBytes' default
+	DefaultMaxFiles      = 200_000
+	DefaultMaxTotalBytes = 2 << 30
+)
 
 // Options tune a Store; the zero value is the defaults.
 type Options struct {
 	// MaxFileBytes: larger files are not snapshotted, nor ever touched
 	// by a rewind (0: DefaultMaxFileBytes).
 	MaxFileBytes int64
+	// MaxFiles and MaxTotalBytes bound what a snapshot holds: past
+	// either it fails with ErrTooBig before storing anything (0: the
+	// defaults).
+	MaxFiles      int
+	MaxTotalBytes int64
 	// Exclude are more directories never snapshotted nor touched, such
 	// as dev's own config directory when it lies in the working
 	// directory. The store's directory always is.
@@ -99,6 +112,8 @@ type Store struct {
 	dir          string // the store's directory
 	workDir      string
 	maxFileBytes int64
+	maxFiles     int
+	maxTotal     int64
 	excluded     map[string]bool // slash paths under workDir
 	now          func() time.Time
 	obj          *objects
@@ -129,6 +144,13 @@ func Open(dir, workDir string, opts Options) (*Store, error) {
 		excluded: map[string]bool{}, obj: newObjects(filepath.Join(dir, "objects"))}
 	if s.maxFileBytes <= 0 {
 		s.maxFileBytes = DefaultMaxFileBytes
+	}
+	s.maxFiles, s.maxTotal = opts.MaxFiles, opts.MaxTotalBytes
+	if s.maxFiles <= 0 {
+		s.maxFiles = DefaultMaxFiles
+	}
+	if s.maxTotal <= 0 {
+		s.maxTotal = DefaultMaxTotalBytes
 	}
 	if s.now == nil {
 		s.now = time.Now

@@ -529,3 +529,27 @@ func TestPack(t *testing.T) {
 		}
 	}
 }
+
+// A working directory too big to copy (a home directory) fails the
+// snapshot before anything is stored.
+func TestTooBig(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write(t, dir, files{"a": "1234567890", "b/c": "1234567890", "b/d": "x"})
+	for _, opts := range []Options{{MaxFiles: 2}, {MaxTotalBytes: 15}} {
+		storeDir := filepath.Join(t.TempDir(), "cp")
+		s, err := Open(storeDir, dir, opts)
+		must(t, err)
+		if _, err := s.Take(context.Background(), nil, Meta{Reason: BeforeRequest}, nil); !errors.Is(err, ErrTooBig) {
+			t.Errorf("%+v: %v", opts, err)
+		}
+		if _, err := os.Stat(storeDir); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%+v: something was stored", opts)
+		}
+	}
+	s, err := Open(t.TempDir(), dir, Options{MaxFiles: 3, MaxTotalBytes: 21})
+	must(t, err)
+	if _, err := s.Snapshot(context.Background()); err != nil {
+		t.Errorf("at the caps: %v", err)
+	}
+}

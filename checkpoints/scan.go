@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/devagent/dev/ignore"
 )
@@ -76,6 +77,8 @@ type scanner struct {
 	// token reads a subdirectory on a goroutine of its own.
 	spare chan struct{}
 	todo  []pending
+	// files and bytes count what the walk keeps, against the caps.
+	files, bytes atomic.Int64
 	// pack receives the new objects when there are many (nil: one file
 	// each).
 	pack *packWriter
@@ -229,7 +232,11 @@ func (sc *scanner) walk(ctx context.Context, n *dirNode, abs string, rules *igno
 				n.unreadable = append(n.unreadable, n.path(name))
 				continue
 			}
-			h, err := sc.s.obj.put([]byte(target))
+			err = sc.count(int64(len(target)))
+			var h hash
+			if err == nil {
+				h, err = sc.s.obj.put([]byte(target))
+			}
 			if err != nil {
 				wg.Wait()
 				return err
@@ -240,6 +247,10 @@ func (sc *scanner) walk(ctx context.Context, n *dirNode, abs string, rules *igno
 			if st.size > sc.s.maxFileBytes {
 				n.oversize = append(n.oversize, n.path(name))
 				continue
+			}
+			if err := sc.count(st.size); err != nil {
+				wg.Wait()
+				return err
 			}
 			en := entry{name: name, mode: st.mode, size: st.size}
 			if o, ok := old[name]; ok && !o.racy && o.stat == st {
@@ -273,6 +284,18 @@ func (sc *scanner) walk(ctx context.Context, n *dirNode, abs string, rules *igno
 		if n.children[i] == nil && e.mode&fs.ModeSymlink == 0 && !slices.Contains(n.todo, i) {
 			n.idx[e.name] = old[e.name]
 		}
+	}
+	return nil
+}
+
+// count adds a file to the snapshot, failing past the caps.
+func (sc *scanner) count(size int64) error {
+	files, bytes := sc.files.Add(1), sc.bytes.Add(size)
+	switch {
+	case files > int64(sc.s.maxFiles):
+		return fmt.Errorf("%w: more than %d files (%s)", ErrTooBig, sc.s.maxFiles, sc.s.workDir)
+	case bytes > sc.s.maxTotal:
+		return fmt.Errorf("%w: more than %d MB of files (%s)", ErrTooBig, sc.s.maxTotal>>20, sc.s.workDir)
 	}
 	return nil
 }
