@@ -13,6 +13,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"sync"
 )
@@ -62,9 +64,9 @@ type objects struct {
 
 	mu    sync.Mutex
 	known map[hash]bool // objects known to be on disk
-	// packed locates the objects of the packs read so far; loaded names
-	// those packs.
-	packed map[hash]packLoc
+	// packs are the indexes of the packs read so far; loaded names
+	// them.
+	packs  []packIndex
 	loaded map[string]bool
 
 	deflaters sync.Pool // a new one allocates over half a megabyte
@@ -77,7 +79,7 @@ type packLoc struct {
 }
 
 func newObjects(dir string) *objects {
-	return &objects{dir: dir, known: map[hash]bool{}, packed: map[hash]packLoc{}, loaded: map[string]bool{}}
+	return &objects{dir: dir, known: map[hash]bool{}, loaded: map[string]bool{}}
 }
 
 func (o *objects) path(h hash) string {
@@ -93,7 +95,7 @@ func (o *objects) has(h hash) bool {
 	if len(o.loaded) == 0 {
 		o.loadPacks()
 	}
-	_, packed := o.packed[h]
+	_, packed := o.findPacked(h)
 	ok := o.known[h] || packed
 	o.mu.Unlock()
 	if ok {
@@ -198,7 +200,7 @@ func (o *objects) read(h hash) ([]byte, error) {
 		if len(o.loaded) == 0 || attempt == 1 {
 			o.loadPacks()
 		}
-		loc, packed := o.packed[h]
+		loc, packed := o.findPacked(h)
 		o.mu.Unlock()
 		if packed {
 			return readAt(loc)
@@ -263,8 +265,41 @@ func decodeObject(enc []byte) ([]byte, error) {
 
 // A pack is the encodings of its objects one after the other; its index,
 // beside it and written after it, lists each object's hash, offset and
-// size. An index only exists for a complete pack.
-const packIndexMagic = "dev-checkpoint-pack 1\n"
+// size in fixed-size records sorted by hash, searched where they lie
+// rather than loaded into a map. An index only exists for a complete
+// pack.
+const (
+	packIndexMagic = "dev-checkpoint-pack 2\n"
+	packRecord     = sha256.Size + 8 + 8
+)
+
+type packIndex struct {
+	pack string // the pack file's path
+	recs []byte // packRecord bytes each
+}
+
+func (pi packIndex) find(h hash) (packLoc, bool) {
+	n := len(pi.recs) / packRecord
+	i := sort.Search(n, func(i int) bool { return bytes.Compare(pi.recs[i*packRecord:i*packRecord+sha256.Size], h[:]) >= 0 })
+	if i == n {
+		return packLoc{}, false
+	}
+	rec := pi.recs[i*packRecord : (i+1)*packRecord]
+	if !bytes.Equal(rec[:sha256.Size], h[:]) {
+		return packLoc{}, false
+	}
+	return packLoc{pack: pi.pack, off: int64(binary.BigEndian.Uint64(rec[sha256.Size:])), size: int64(binary.BigEndian.Uint64(rec[sha256.Size+8:]))}, true
+}
+
+// findPacked looks h up in the packs read. o.mu is held.
+func (o *objects) findPacked(h hash) (packLoc, bool) {
+	for _, pi := range o.packs {
+		if loc, ok := pi.find(h); ok {
+			return loc, true
+		}
+	}
+	return packLoc{}, false
+}
 
 // loadPacks reads the indexes of the packs not read yet. o.mu is held.
 func (o *objects) loadPacks() {
@@ -276,24 +311,11 @@ func (o *objects) loadPacks() {
 			continue
 		}
 		data, err := os.ReadFile(filepath.Join(o.packDir(), e.Name()))
-		if err != nil || !bytes.HasPrefix(data, []byte(packIndexMagic)) {
+		if err != nil || !bytes.HasPrefix(data, []byte(packIndexMagic)) || (len(data)-len(packIndexMagic))%packRecord != 0 {
 			continue
 		}
 		o.loaded[name] = true
-		pack := filepath.Join(o.packDir(), name+".pack")
-		r := bytes.NewReader(data[len(packIndexMagic):])
-		for r.Len() > 0 {
-			var h hash
-			if _, err := io.ReadFull(r, h[:]); err != nil {
-				break
-			}
-			off, err1 := binary.ReadUvarint(r)
-			size, err2 := binary.ReadUvarint(r)
-			if err1 != nil || err2 != nil {
-				break
-			}
-			o.packed[h] = packLoc{pack: pack, off: int64(off), size: int64(size)}
-		}
+		o.packs = append(o.packs, packIndex{pack: filepath.Join(o.packDir(), name+".pack"), recs: data[len(packIndexMagic):]})
 	}
 }
 
@@ -305,13 +327,13 @@ const packThreshold = 64
 type packWriter struct {
 	o *objects
 
-	mu    sync.Mutex
-	f     *os.File
-	w     *bufio.Writer
-	off   int64
-	index []byte
-	in    map[hash]bool
-	err   error
+	mu   sync.Mutex
+	f    *os.File
+	w    *bufio.Writer
+	off  int64
+	recs [][packRecord]byte
+	in   map[hash]bool
+	err  error
 }
 
 func (o *objects) newPack() (*packWriter, error) {
@@ -322,7 +344,7 @@ func (o *objects) newPack() (*packWriter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint store: %w", err)
 	}
-	return &packWriter{o: o, f: f, w: bufio.NewWriterSize(f, 1<<20), index: []byte(packIndexMagic), in: map[hash]bool{}}, nil
+	return &packWriter{o: o, f: f, w: bufio.NewWriterSize(f, 1<<20), in: map[hash]bool{}}, nil
 }
 
 // add appends data, whose hash is h, unless the store or the pack has it.
@@ -344,9 +366,11 @@ func (p *packWriter) add(h hash, data []byte) error {
 		return p.err
 	}
 	p.in[h] = true
-	p.index = append(p.index, h[:]...)
-	p.index = binary.AppendUvarint(p.index, uint64(p.off))
-	p.index = binary.AppendUvarint(p.index, uint64(len(enc)))
+	var rec [packRecord]byte
+	copy(rec[:], h[:])
+	binary.BigEndian.PutUint64(rec[sha256.Size:], uint64(p.off))
+	binary.BigEndian.PutUint64(rec[sha256.Size+8:], uint64(len(enc)))
+	p.recs = append(p.recs, rec)
 	p.off += int64(len(enc))
 	return nil
 }
@@ -371,7 +395,13 @@ func (p *packWriter) commit() error {
 		err = os.Rename(tmp, name+".pack")
 	}
 	if err == nil {
-		err = writeAtomic(name+".idx", p.index)
+		slices.SortFunc(p.recs, func(a, b [packRecord]byte) int { return bytes.Compare(a[:sha256.Size], b[:sha256.Size]) })
+		index := make([]byte, 0, len(packIndexMagic)+len(p.recs)*packRecord)
+		index = append(index, packIndexMagic...)
+		for _, r := range p.recs {
+			index = append(index, r[:]...)
+		}
+		err = writeAtomic(name+".idx", index)
 	}
 	if err != nil {
 		_ = os.Remove(tmp)
