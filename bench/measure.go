@@ -45,6 +45,9 @@ type scenario struct {
 	check func(w *world, r *process) error
 	// notes adds scenario-specific figures to the row, from the medians.
 	notes func(runs []*process) string
+	// direct, when set, measures in this process instead of running dev
+	// (setup and check are unused): warmup untimed runs, then runs timed.
+	direct func(b *bench, shared any, warmup, runs int) (row, error)
 }
 
 // world is one run's machine: a config home, a project and a mock server.
@@ -221,6 +224,11 @@ func (b *bench) measure(sc scenario, warmup, runs int) (row, error) {
 		}
 	}
 	warmup = max(warmup, sc.minWarmup)
+	if sc.direct != nil {
+		r, err := sc.direct(b, shared, warmup, runs)
+		fmt.Fprintf(b.log, "bench: %s: %d runs\n", sc.name, r.runs)
+		return r, err
+	}
 	var ps []*process
 	for i := range warmup + runs {
 		run := ""

@@ -30,6 +30,9 @@ func scenarios() []scenario {
 		fixABugKeptScenario(),
 		hugeOutputScenario(),
 		bigTreeScenario(),
+		checkpointUnchangedScenario(),
+		checkpointChangedScenario(),
+		checkpointSessionScenario(),
 	}
 }
 

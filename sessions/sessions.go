@@ -6,6 +6,7 @@ package sessions
 import (
 	"time"
 
+	"github.com/devagent/dev/checkpoints"
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/parser"
 )
@@ -91,4 +92,8 @@ type Session struct {
 	// Cost is the USD the requests cost at the configured prices; nil when
 	// a model it used has none.
 	Cost *float64 `json:"cost,omitempty"`
+	// Checkpoints are the snapshots of the working directory taken
+	// during the session, oldest first (SPEC §12); their files and
+	// states live in Store.Dir(ID)/checkpoints.
+	Checkpoints []checkpoints.Checkpoint `json:"checkpoints"`
 }

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/devagent/dev/checkpoints"
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/parser"
 	"github.com/google/uuid"
@@ -147,6 +148,7 @@ func (s *Store) New(id, workingDirectory, prompt, model string) (*Session, error
 		Compressions:     []Compression{},
 		Audits:           []Audit{},
 		Requests:         []Request{},
+		Checkpoints:      []checkpoints.Checkpoint{},
 	}, nil
 }
 
@@ -262,6 +264,9 @@ func fillEmpty(sess *Session) {
 	if sess.Requests == nil {
 		sess.Requests = []Request{}
 	}
+	if sess.Checkpoints == nil {
+		sess.Checkpoints = []checkpoints.Checkpoint{}
+	}
 }
 
 // Save sets UpdatedAt and writes the session atomically (temp file, fsync,
@@ -313,6 +318,12 @@ func encode(sess *Session) ([]byte, error) {
 		out.Requests = slices.Clone(out.Requests)
 		for i := range out.Requests {
 			out.Requests[i].Timestamp = out.Requests[i].Timestamp.UTC()
+		}
+	}
+	if slices.ContainsFunc(out.Checkpoints, func(c checkpoints.Checkpoint) bool { return c.Time.Location() != time.UTC }) {
+		out.Checkpoints = slices.Clone(out.Checkpoints)
+		for i := range out.Checkpoints {
+			out.Checkpoints[i].Time = out.Checkpoints[i].Time.UTC()
 		}
 	}
 	size := 1024

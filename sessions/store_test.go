@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/devagent/dev/checkpoints"
 	"github.com/devagent/dev/llm"
 	"github.com/google/uuid"
 )
@@ -66,6 +67,7 @@ func TestNew(t *testing.T) {
 		WorkingDirectory: filepath.Join(string(filepath.Separator)+"work", "project"),
 		OriginalPrompt:   "fix the tests", Model: "qwen3", Status: Active,
 		TaskList: []parser.Task{}, History: []llm.Message{}, Compressions: []Compression{}, Audits: []Audit{}, Requests: []Request{},
+		Checkpoints: []checkpoints.Checkpoint{},
 	}
 	if runtime.GOOS == "windows" {
 		want.WorkingDirectory, _ = filepath.Abs(want.WorkingDirectory)
@@ -122,6 +124,12 @@ func fullSession() *Session {
 				CompletionTokens: 3000, FirstByteMs: 120, DurationMs: 9100, EarlyStop: true, FormatError: true, Estimated: true},
 		},
 		Cost: &cost,
+		Checkpoints: []checkpoints.Checkpoint{
+			{Number: 0, Time: t0.Add(-time.Hour).In(paris), Reason: checkpoints.BeforeRequest,
+				Tree: "5df6e0e2761359d30a8275058e299fcc0381534545f55cf43e41983f5d4c9456", State: "c0ffee254729296a45a3885639ac7ca4ab3d1e79ff9e2d5b8b2f55f3d9e7a0a1"},
+			{Number: 1, Time: t0.Add(-59 * time.Minute), Reason: checkpoints.AfterTool, Step: 1, Tool: "COMMAND", Input: "go test ./...",
+				Tree: "9a271f2a916b0b6ee6cecb2426f0b3206ef074578be55d9bc94f6f3fe3432d92", State: "d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2"},
+		},
 	}
 }
 
@@ -172,7 +180,7 @@ func TestSaveFileFormat(t *testing.T) {
 		names = append(names, k)
 	}
 	slices.Sort(names)
-	wantNames := []string{"audits", "compressionCount", "compressions", "cost", "createdAt", "history", "id", "model", "originalPrompt", "profile", "requests", "status", "taskList", "totalTokens", "updatedAt", "workingDirectory"}
+	wantNames := []string{"audits", "checkpoints", "compressionCount", "compressions", "cost", "createdAt", "history", "id", "model", "originalPrompt", "profile", "requests", "status", "taskList", "totalTokens", "updatedAt", "workingDirectory"}
 	if !slices.Equal(names, wantNames) {
 		t.Errorf("fields = %q, want %q", names, wantNames)
 	}
@@ -210,6 +218,10 @@ func inUTC(sess *Session) *Session {
 	c.Requests = slices.Clone(c.Requests)
 	for i := range c.Requests {
 		c.Requests[i].Timestamp = c.Requests[i].Timestamp.UTC()
+	}
+	c.Checkpoints = slices.Clone(c.Checkpoints)
+	for i := range c.Checkpoints {
+		c.Checkpoints[i].Time = c.Checkpoints[i].Time.UTC()
 	}
 	return &c
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/devagent/dev/ignore"
 	"github.com/devagent/dev/textfmt"
 )
 
@@ -74,7 +76,7 @@ func (t ListDirectoryTool) Run(ctx context.Context, env *Env, input string) Resu
 func listTree(ctx context.Context, env *Env, abs string, r Result) Result {
 	disp := display(env.Dir, abs)
 	r.Attrs = [][2]string{{"path", disp}}
-	fsys, start, ign := openTree(abs)
+	fsys, start, ign := ignore.Open(abs)
 	s := scanTree(ctx, fsys, start, ign, 0, walkLimit)
 	if s.root.err != nil && len(s.root.children) == 0 {
 		return r.fail(fmt.Sprintf("cannot read directory %s: %s.", disp, fsErr(s.root.err)))
@@ -100,7 +102,7 @@ func listGlob(ctx context.Context, env *Env, arg string, r Result) Result {
 	}
 	disp := display(env.Dir, absBase)
 	r.Attrs = [][2]string{{"path", disp}}
-	fsys, start, ign := openTree(absBase)
+	fsys, start, ign := ignore.Open(absBase)
 	s := scanTree(ctx, fsys, start, ign, 0, walkLimit)
 	m := &scan{root: &node{name: s.root.name, dir: true}, complete: s.complete}
 	matches := filterGlob(s.root, m.root, pattern, "", 0, m)

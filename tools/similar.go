@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/devagent/dev/ignore"
 	"github.com/devagent/dev/textdist"
 )
 
@@ -49,7 +50,7 @@ func similar(ctx context.Context, dir, abs string, file bool) []string {
 	var close []cand
 	entries, _ := os.ReadDir(parent)
 	for _, e := range entries {
-		if skipped(e.Name()) {
+		if ignore.Skipped(e.Name()) {
 			continue
 		}
 		if d, ok := closeName(missing, e.Name()); ok {
@@ -70,7 +71,7 @@ func similar(ctx context.Context, dir, abs string, file bool) []string {
 		if err != nil {
 			return out
 		}
-		fsys, start, ign := openTree(root)
+		fsys, start, ign := ignore.Open(root)
 		s := scanTree(ctx, fsys, start, ign, 0, suggestWalkLimit)
 		var visit func(n *node, rel string)
 		visit = func(n *node, rel string) {

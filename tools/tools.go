@@ -69,7 +69,6 @@ type Groups interface {
 	Record(pid int) error
 }
 
-
 // Sandbox confines a command before it starts (a *sandbox.Sandbox): it
 // rewrites cmd so that the program runs under the confinement, or fails.
 type Sandbox interface {

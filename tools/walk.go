@@ -5,12 +5,13 @@ import (
 	"fmt"
 	"github.com/devagent/dev/textfmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/devagent/dev/ignore"
 )
 
 const (
@@ -21,9 +22,6 @@ const (
 	// shown is a lower bound.
 	walkLimit = 200_000
 )
-
-// skipped names are never listed nor entered, ignored or not.
-func skipped(name string) bool { return name == ".git" || name == "node_modules" }
 
 // node is one entry of a scanned tree.
 type node struct {
@@ -46,72 +44,20 @@ type scan struct {
 	complete bool // every directory within the depth limit was read
 }
 
-// ignoreRoot finds where .gitignore rules start for dir: the enclosing git
-// work tree, or dir itself outside a repository.
-func ignoreRoot(dir string) (root string, repo bool) {
-	for d := dir; ; {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d, true
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return dir, false
-		}
-		d = parent
-	}
-}
-
-// openTree prepares a scan of the directory abs: a file system rooted at the
-// git work tree holding it, the start path inside it, and the ignore rules
-// inherited from above (.git/info/exclude and the .gitignore files of the
-// ancestors). A directory the user names explicitly is listed even when it
-// is ignored; then only the rules found inside it apply.
-func openTree(abs string) (fsys fs.FS, start string, ign *ignores) {
-	root, repo := ignoreRoot(abs)
-	fsys = os.DirFS(root)
-	start = "."
-	if rel, err := filepath.Rel(root, abs); err == nil {
-		start = filepath.ToSlash(rel)
-	}
-	if repo {
-		ign = ign.readFile(fsys, ".git/info/exclude", nil)
-	}
-	comps := components(start)
-	for i := 0; i < len(comps); i++ {
-		dir := strings.Join(comps[:i], "/")
-		if dir == "" {
-			dir = "."
-		}
-		ign = ign.readFile(fsys, path.Join(dir, ".gitignore"), comps[:i])
-	}
-	if len(comps) > 0 && ign.match(comps, true) {
-		ign = nil
-	}
-	return fsys, start, ign
-}
-
-// components splits a slash path into its names; "." has none.
-func components(p string) []string {
-	if p == "." || p == "" {
-		return nil
-	}
-	return strings.Split(p, "/")
-}
-
 // scanTree reads the tree under start breadth-first, skipping .git,
 // node_modules and ignored entries without entering them. Directories at
 // maxDepth (0: no limit) are listed but not read; reading stops once limit
 // entries were found or ctx is done.
-func scanTree(ctx context.Context, fsys fs.FS, start string, ign *ignores, maxDepth, limit int) *scan {
+func scanTree(ctx context.Context, fsys fs.FS, start string, ign *ignore.Rules, maxDepth, limit int) *scan {
 	type item struct {
 		n     *node
 		path  string
 		comps []string
-		ign   *ignores
+		ign   *ignore.Rules
 		depth int
 	}
 	s := &scan{root: &node{name: path.Base(start), dir: true}, complete: true}
-	queue := []item{{s.root, start, components(start), ign, 0}}
+	queue := []item{{s.root, start, ignore.Components(start), ign, 0}}
 	for len(queue) > 0 {
 		it := queue[0]
 		queue = queue[1:]
@@ -130,17 +76,17 @@ func scanTree(ctx context.Context, fsys fs.FS, start string, ign *ignores, maxDe
 		ign := it.ign
 		for _, e := range entries {
 			if e.Name() == ".gitignore" && !e.IsDir() {
-				ign = ign.readFile(fsys, path.Join(it.path, ".gitignore"), it.comps)
+				ign = ign.ReadFile(fsys, path.Join(it.path, ".gitignore"), it.comps)
 			}
 		}
 		for _, e := range entries {
 			name := e.Name()
-			if skipped(name) {
+			if ignore.Skipped(name) {
 				continue
 			}
 			dir := e.IsDir()
 			comps := append(it.comps[:len(it.comps):len(it.comps)], name)
-			if ign.match(comps, dir) {
+			if ign.Match(comps, dir) {
 				continue
 			}
 			child := &node{name: name, dir: dir}
@@ -282,7 +228,7 @@ func Tree(dir string, depth, maxEntries int) string {
 	if err != nil {
 		return "(cannot list " + dir + ": " + err.Error() + ")"
 	}
-	fsys, start, ign := openTree(abs)
+	fsys, start, ign := ignore.Open(abs)
 	s := scanTree(context.Background(), fsys, start, ign, depth, walkLimit)
 	if s.root.err != nil && len(s.root.children) == 0 {
 		return "(cannot list " + dir + ": " + fsErr(s.root.err) + ")"

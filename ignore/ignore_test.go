@@ -1,4 +1,4 @@
-package tools
+package ignore
 
 import (
 	"strings"
@@ -19,10 +19,10 @@ func TestIgnoresMatchLikeGoGit(t *testing.T) {
 		{[]string{"pkg"}, "gen/\n!*.log\n/local\n**/tmp\n*.out\n"},
 		{[]string{"pkg", "deep"}, "*\n!*.go\n"},
 	}
-	var ign *ignores
+	var ign *Rules
 	var all []gitignore.Pattern
 	for _, f := range files {
-		ign = ign.withFile([]byte(f.lines), f.domain)
+		ign = ign.WithFile([]byte(f.lines), f.domain)
 		for _, line := range strings.Split(f.lines, "\n") {
 			if strings.TrimSpace(line) != "" && !strings.HasPrefix(line, "#") {
 				all = append(all, gitignore.ParsePattern(line, f.domain))
@@ -46,7 +46,7 @@ func TestIgnoresMatchLikeGoGit(t *testing.T) {
 	for _, p := range paths {
 		for _, dir := range []bool{false, true} {
 			w := want.Match(p, dir)
-			if got := ign.match(p, dir); got != w {
+			if got := ign.Match(p, dir); got != w {
 				t.Errorf("%v (dir %v): ignored=%v, go-git says %v", p, dir, got, w)
 			}
 			checked++

@@ -1,4 +1,8 @@
-package tools
+// Package ignore decides which paths of a directory tree dev leaves alone:
+// .git and node_modules always, and what the .gitignore files and
+// .git/info/exclude of the enclosing git work tree exclude. Listings, file
+// suggestions and checkpoints all skip the same paths through it.
+package ignore
 
 import (
 	"io/fs"
@@ -9,16 +13,17 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
 
-// ignores is one ignore file's patterns, chained to those of the files
-// above it; later patterns and deeper files take precedence.
+// Rules is one ignore file's patterns, chained to those of the files
+// above it; later patterns and deeper files take precedence. A nil *Rules
+// ignores nothing.
 //
 // go-git's Matcher tries every pattern against every component of a path,
 // which for a large .gitignore costs seconds on a big tree. Here each
 // pattern is filed under what any path it matches must contain (a name, an
 // extension, a first component), so an entry is tried only against the
 // patterns that can match it, in the same order: the answer is go-git's.
-type ignores struct {
-	parent   *ignores
+type Rules struct {
+	parent   *Rules
 	depth    int // the components of the directory the file applies to
 	patterns []gitignore.Pattern
 	generic  []int            // tried for every path
@@ -27,10 +32,11 @@ type ignores struct {
 	firsts   map[string][]int // the first component below the directory
 }
 
-// withFile chains the patterns of an ignore file that applies below the
-// directory domain; it returns s itself when the file has none.
-func (s *ignores) withFile(data []byte, domain []string) *ignores {
-	l := &ignores{parent: s, depth: len(domain)}
+// WithFile chains the patterns of an ignore file that applies below the
+// directory domain (its path components from the root of the scan); it
+// returns s itself when the file has none.
+func (s *Rules) WithFile(data []byte, domain []string) *Rules {
+	l := &Rules{parent: s, depth: len(domain)}
 	for _, line := range strings.Split(string(data), "\n") {
 		line = strings.TrimSuffix(line, "\r")
 		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
@@ -104,9 +110,9 @@ func classify(line string) (kind int, key string) {
 	return generic, ""
 }
 
-// match reports whether the path comps (from the root of the scan) is
+// Match reports whether the path comps (from the root of the scan) is
 // ignored.
-func (s *ignores) match(comps []string, isDir bool) bool {
+func (s *Rules) Match(comps []string, isDir bool) bool {
 	var cand []int
 	for l := s; l != nil; l = l.parent {
 		if len(comps) <= l.depth {
@@ -137,11 +143,11 @@ func (s *ignores) match(comps []string, isDir bool) bool {
 	return false
 }
 
-// readFile chains the ignore file name of fsys, if there is one.
-func (s *ignores) readFile(fsys fs.FS, name string, domain []string) *ignores {
+// ReadFile chains the ignore file name of fsys, if there is one.
+func (s *Rules) ReadFile(fsys fs.FS, name string, domain []string) *Rules {
 	data, err := fs.ReadFile(fsys, name)
 	if err != nil {
 		return s
 	}
-	return s.withFile(data, domain)
+	return s.WithFile(data, domain)
 }

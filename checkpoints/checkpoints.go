@@ -1,0 +1,344 @@
+// Package checkpoints keeps snapshots of a session's working directory, so
+// that every change made there, by dev's file tools or by the commands it
+// runs, can be listed, shown as a diff and undone (SPEC §12).
+//
+// A snapshot holds the files under the working directory except .git,
+// node_modules, what .gitignore excludes and files over a size cap. It is
+// stored in Go, content-addressed, under a directory of the session: a
+// file's content, a directory listing and a session state are each one
+// object named by its SHA-256, so what did not change is never stored
+// twice and git is not needed. The user's repository is only ever read
+// (its .gitignore files and info/exclude). A snapshot where nothing
+// changed reads no file: a stat cache (size, modification time, mode,
+// inode, as git's index keeps) says which files it can trust.
+//
+// The list of checkpoints lives in the session file; this package makes
+// its entries (Take), compares snapshots (Changes, Patch) and brings the
+// directory and the session state back to one (Rewind).
+package checkpoints
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Reason says why a checkpoint was taken.
+type Reason string
+
+// Reasons.
+const (
+	// BeforeRequest is taken before the first step of every request,
+	// changed or not: rewinding to it undoes the request.
+	BeforeRequest Reason = "request"
+	// AfterTool is taken after a tool ran, when the directory changed.
+	AfterTool Reason = "tool"
+	// BeforeRewind holds the present before a rewind replaces it, so that
+	// a rewind can be rewound; it is not taken when a checkpoint holds
+	// the present already (files and state), as after a rewind.
+	BeforeRewind Reason = "rewind"
+)
+
+// Checkpoint is one entry of a session's checkpoint list, as the session
+// file stores it.
+type Checkpoint struct {
+	Number int       `json:"number"` // from 0 in the session
+	Time   time.Time `json:"time"`   // UTC
+	Reason Reason    `json:"reason"`
+	// Step, Tool and Input name the step and tool after which an
+	// AfterTool checkpoint was taken; Input is a one-line summary.
+	Step  int    `json:"step,omitempty"`
+	Tool  string `json:"tool,omitempty"`
+	Input string `json:"input,omitempty"`
+	Tree  ID     `json:"tree"` // the snapshot of the working directory
+	// State is the session as a rewind to this checkpoint leaves it
+	// (history, task list, audits); empty when none was given.
+	State ID `json:"state,omitempty"`
+}
+
+// Meta is what the caller says about a checkpoint it takes.
+type Meta struct {
+	Reason Reason
+	Step   int
+	Tool   string
+	Input  string
+}
+
+// Errors callers tell apart with errors.Is.
+var (
+	ErrNoCheckpoint = errors.New("no such checkpoint")
+	// ErrTooBig: the working directory holds more than a checkpoint
+	// should copy (dev started in a home directory, say). Checkpoints
+	// are then unavailable for the session; nothing else need fail.
+	ErrTooBig = errors.New("the working directory is too big to checkpoint")
+)
+
+// Defaults of Options.
+const (
+	DefaultMaxFileBytes  = 10 << 20 // checkpointMaxFileBytes' default
+	DefaultMaxFiles      = 200_000
+	DefaultMaxTotalBytes = 2 << 30
+)
+
+// Options tune a Store; the zero value is the defaults.
+type Options struct {
+	// MaxFileBytes: larger files are not snapshotted, nor ever touched
+	// by a rewind (0: DefaultMaxFileBytes).
+	MaxFileBytes int64
+	// MaxFiles and MaxTotalBytes bound what a snapshot holds: past
+	// either it fails with ErrTooBig before storing anything (0: the
+	// defaults).
+	MaxFiles      int
+	MaxTotalBytes int64
+	// Exclude are more directories never snapshotted nor touched, such
+	// as dev's own config directory when it lies in the working
+	// directory. The store's directory always is.
+	Exclude []string
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
+}
+
+// Store holds the snapshots of one working directory for one session.
+// Its methods are safe for concurrent use. Two processes may use stores
+// on the same directory at once (dev diff while dev runs): objects are
+// written by rename and named by their content.
+type Store struct {
+	dir          string // the store's directory
+	workDir      string
+	maxFileBytes int64
+	maxFiles     int
+	maxTotal     int64
+	excluded     map[string]bool // slash paths under workDir
+	now          func() time.Time
+	obj          *objects
+
+	mu   sync.Mutex
+	idx  index      // the stat cache; loaded by the first scan
+	last *lastState // the last state saved or loaded
+}
+
+// Open returns the store kept in dir (created at the first snapshot; the
+// session's own directory, e.g. sessions/<id>/checkpoints) for the
+// working directory workDir.
+func Open(dir, workDir string, opts Options) (*Store, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint store: %w", err)
+	}
+	workDir, err = filepath.Abs(workDir)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint store: %w", err)
+	}
+	if fi, err := os.Stat(workDir); err != nil {
+		return nil, fmt.Errorf("checkpoint store: %w", err)
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("checkpoint store: %s is not a directory", workDir)
+	}
+	s := &Store{dir: dir, workDir: workDir, maxFileBytes: opts.MaxFileBytes, now: opts.Now,
+		excluded: map[string]bool{}, obj: newObjects(filepath.Join(dir, "objects"))}
+	if s.maxFileBytes <= 0 {
+		s.maxFileBytes = DefaultMaxFileBytes
+	}
+	s.maxFiles, s.maxTotal = opts.MaxFiles, opts.MaxTotalBytes
+	if s.maxFiles <= 0 {
+		s.maxFiles = DefaultMaxFiles
+	}
+	if s.maxTotal <= 0 {
+		s.maxTotal = DefaultMaxTotalBytes
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	for _, ex := range append([]string{dir}, opts.Exclude...) {
+		if ex, err := filepath.Abs(ex); err == nil {
+			if rel, err := filepath.Rel(workDir, ex); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
+				s.excluded[filepath.ToSlash(rel)] = true
+			}
+		}
+	}
+	return s, nil
+}
+
+func (s *Store) indexPath() string { return filepath.Join(s.dir, "index") }
+
+// Snapshot stores the working directory as it is now, without making a
+// checkpoint of it: what dev diff compares a checkpoint with.
+func (s *Store) Snapshot(ctx context.Context) (Scan, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.scan(ctx)
+}
+
+// Taken is the result of Take.
+type Taken struct {
+	// New reports that a checkpoint was made: append Checkpoint to the
+	// session's list and save it. An AfterTool checkpoint is made only
+	// when the files changed since the last one, a BeforeRewind one only
+	// when no checkpoint holds the same files and state.
+	New        bool
+	Checkpoint Checkpoint
+	// Changes are the files that differ from the last checkpoint of the
+	// list (nil for the first): after a tool, what it changed.
+	Changes []Change
+	Scan    Scan
+}
+
+// Take snapshots the working directory as the checkpoint that follows
+// list, the session's checkpoints. state gives the session's state; it is
+// called only when a checkpoint is made (nil: none kept).
+func (s *Store) Take(ctx context.Context, list []Checkpoint, m Meta, state func() State) (Taken, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.take(ctx, list, m, state)
+}
+
+func (s *Store) take(ctx context.Context, list []Checkpoint, m Meta, state func() State) (Taken, error) {
+	sc, err := s.scan(ctx)
+	if err != nil {
+		return Taken{}, err
+	}
+	t := Taken{Scan: sc}
+	var last *Checkpoint
+	if len(list) > 0 {
+		last = &list[len(list)-1]
+		if t.Changes, err = s.Changes(ctx, last.Tree, sc.Tree); err != nil {
+			return Taken{}, err
+		}
+	}
+	if m.Reason == AfterTool && last != nil && last.Tree == sc.Tree {
+		return t, nil
+	}
+	var st ID
+	if state != nil {
+		var base hash
+		if last != nil && last.State != "" {
+			if base, err = parseID(last.State); err != nil {
+				return Taken{}, err
+			}
+		}
+		h, err := s.saveState(base, state())
+		if err != nil {
+			return Taken{}, err
+		}
+		st = h.id()
+	}
+	if m.Reason == BeforeRewind && slices.ContainsFunc(list, func(c Checkpoint) bool { return c.Tree == sc.Tree && c.State == st }) {
+		return t, nil // a rewind to that checkpoint brings the present back
+	}
+	number := 0
+	if last != nil {
+		number = last.Number + 1
+	}
+	t.New = true
+	t.Checkpoint = Checkpoint{Number: number, Time: s.now().UTC(), Reason: m.Reason, Step: m.Step, Tool: m.Tool,
+		Input: m.Input, Tree: sc.Tree, State: st}
+	return t, nil
+}
+
+// Find returns the checkpoint numbered n in list.
+func Find(list []Checkpoint, n int) (Checkpoint, error) {
+	for _, c := range list {
+		if c.Number == n {
+			return c, nil
+		}
+	}
+	if len(list) == 0 {
+		return Checkpoint{}, fmt.Errorf("%w %d: the session has no checkpoints", ErrNoCheckpoint, n)
+	}
+	return Checkpoint{}, fmt.Errorf("%w %d: the session's checkpoints are %d to %d", ErrNoCheckpoint, n, list[0].Number, list[len(list)-1].Number)
+}
+
+// Plan is what a rewind will do, for the caller to show before asking.
+type Plan struct {
+	Target  Checkpoint
+	Restore Restore
+	// Foreign are the files changed since the last checkpoint, by
+	// something other than dev's steps (the user, an editor, a process
+	// left running): the rewind replaces those changes too.
+	Foreign []Change
+}
+
+// PlanRewind says what rewinding the working directory to checkpoint n of
+// list would change, without changing anything.
+func (s *Store) PlanRewind(ctx context.Context, list []Checkpoint, n int) (Plan, error) {
+	target, err := Find(list, n)
+	if err != nil {
+		return Plan{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sc, err := s.scan(ctx)
+	if err != nil {
+		return Plan{}, err
+	}
+	p := Plan{Target: target}
+	if p.Foreign, err = s.Changes(ctx, list[len(list)-1].Tree, sc.Tree); err != nil {
+		return Plan{}, err
+	}
+	if p.Restore, err = s.planRestore(ctx, sc.Tree, target.Tree); err != nil {
+		return Plan{}, err
+	}
+	return p, nil
+}
+
+// Rewound is the result of Rewind.
+type Rewound struct {
+	// Before is the checkpoint of the present taken first; when
+	// Before.New, append it to the session's list.
+	Before  Taken
+	Target  Checkpoint
+	Restore Restore // what the restore changed and what it left
+	// State is the target's session state, to put back unless only the
+	// files are rewound; nil when the target kept none.
+	State *State
+}
+
+// Rewind brings the working directory back to checkpoint n of list: it
+// first checkpoints the present (with present's state), then deletes the
+// files created since, writes back those modified or deleted, and loads
+// the target's session state. Paths a snapshot skips are never touched.
+// A failing path does not stop the others; the error names each.
+func (s *Store) Rewind(ctx context.Context, list []Checkpoint, n int, present func() State) (Rewound, error) {
+	target, err := Find(list, n)
+	if err != nil {
+		return Rewound{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := Rewound{Target: target}
+	if target.State != "" {
+		h, err := parseID(target.State)
+		if err != nil {
+			return Rewound{}, err
+		}
+		st, err := s.loadState(h)
+		if err != nil {
+			return Rewound{}, err
+		}
+		r.State = &st
+	}
+	if r.Before, err = s.take(ctx, list, Meta{Reason: BeforeRewind}, present); err != nil {
+		return Rewound{}, err
+	}
+	if r.Restore, err = s.planRestore(ctx, r.Before.Scan.Tree, target.Tree); err != nil {
+		return r, err
+	}
+	return r, s.restore(ctx, r.Restore)
+}
+
+// State reads the session state a checkpoint kept.
+func (s *Store) State(id ID) (State, error) {
+	h, err := parseID(id)
+	if err != nil {
+		return State{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.loadState(h)
+}
