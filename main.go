@@ -21,8 +21,8 @@ import (
 	"github.com/devagent/dev/config"
 	"github.com/devagent/dev/event"
 	"github.com/devagent/dev/loop"
-	"github.com/devagent/dev/repl"
 	"github.com/devagent/dev/reaper"
+	"github.com/devagent/dev/repl"
 	"github.com/devagent/dev/sessions"
 	"github.com/devagent/dev/ui"
 )
