@@ -86,7 +86,7 @@ func (e *exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
 // run executes the command line and returns the process's exit code.
 func run(args []string, streams *ui.Streams, env ui.Env, intr *interrupts) int {
-	err := newCLI(&devCmd{streams: streams, env: env, intr: intr}).Run(args)
+	err := newCLI(&devCmd{streams: streams, env: env, intr: intr}).Run(flagsFirst(args))
 	code := exitCode(err)
 	if err != nil && code != app.ExitOK {
 		var shown *exitError
@@ -142,6 +142,9 @@ dev config                   open config.json in $VISUAL / $EDITOR
 dev config path              print the config file's path
 dev profiles                 the model profiles of config.json, the active one marked
 dev stats [--days N]         usage and format compliance per model
+dev checkpoints              the checkpoints of the last session here (--session ID)
+dev diff [FROM [TO]]         what it changed: checkpoint FROM to TO (default: first to now)
+dev rewind N [--yes]         bring the directory and the session back to checkpoint N
 dev mcp                      the configured MCP servers, their state and tools
 dev doctor [--json]          check the model server and say what to change`,
 		Description: "With -p, stdout carries only the final answer (or, with --json, one JSON\n" +
@@ -171,7 +174,7 @@ dev doctor [--json]          check the model server and say what to change`,
 			&cli.BoolFlag{Name: "version", Usage: "print the version"},
 		},
 		Action: d.root,
-		Commands: []*cli.Command{
+		Commands: append(d.checkpointCommands(), []*cli.Command{
 			{
 				Name:  "sessions",
 				Usage: "list and show sessions",
@@ -212,11 +215,10 @@ dev doctor [--json]          check the model server and say what to change`,
 				Action: d.profiles,
 				Flags:  []cli.Flag{&cli.StringFlag{Name: "profile", Usage: "mark `NAME` as active (as dev --profile would)"}},
 			},
-		},
+		}...),
 	}
 }
 
-// root runs the agent: automated with -p, interactive otherwise.
 func (d *devCmd) root(c *cli.Context) error {
 	if c.Bool("version") {
 		fmt.Fprintln(d.streams.Out, "dev "+version)

@@ -96,6 +96,11 @@ type App struct {
 	mcpOnce sync.Once
 	tools   *tools.Registry // the worker's tools, MCP's and custom ones included
 
+	// timeline is the checkpoints of the session worked in; nil when off.
+	// checkpointsOff: they failed once this process, and stay off.
+	timeline       *Timeline
+	checkpointsOff bool
+
 	// sess is the session worked in, loop works in it; both change with
 	// NewSession, on the caller's goroutine only.
 	sess *sessions.Session
@@ -161,6 +166,7 @@ func Open(o Options) (*App, error) {
 		a.releaseAll()
 		return nil, err
 	}
+	a.openTimeline()
 	a.bg = bgproc.New(bgproc.Options{
 		OnStart: func(i bgproc.Info) {
 			a.opts.Sink.Emit(event.BackgroundStarted{ID: i.ID, Command: i.Command, PID: i.PID})
@@ -288,14 +294,15 @@ func (a *App) wire() {
 	}
 	registry := a.tools
 	a.loop = &loop.Loop{
-		Model:     model,
-		Tools:     registry,
-		Env:       env,
-		Store:     a.store,
-		Sink:      a.opts.Sink,
-		Compactor: compactor,
-		Window:    a.window,
-		Mask:      a.mask,
+		Model:       model,
+		Tools:       registry,
+		Env:         env,
+		Store:       a.store,
+		Sink:        a.opts.Sink,
+		Compactor:   compactor,
+		Window:      a.window,
+		Mask:        a.mask,
+		Checkpoints: runCheckpoints{a},
 		Config: loop.Config{
 			Model:             cfg.Model,
 			Temperature:       cfg.Temperature,
@@ -431,6 +438,7 @@ func (a *App) NewSession() error {
 	if err := a.confine(); err != nil {
 		return err
 	}
+	a.openTimeline()
 	a.wire()
 	a.opts.Sink.Emit(sessionStarted(sess, false, a.tools))
 	return nil

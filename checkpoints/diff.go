@@ -226,3 +226,16 @@ func gitMode(m fs.FileMode) string {
 	}
 	return fmt.Sprintf("100%03o", m.Perm())
 }
+
+// Entry is one checkpoint with what changed since the one before.
+type Entry struct {
+	Checkpoint
+	Changes []Change
+}
+
+// FileDiff is a changed file and its unified diff (none for a binary file).
+type FileDiff struct {
+	Change
+	Diff   string
+	Binary bool
+}

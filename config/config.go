@@ -23,6 +23,10 @@ type Config struct {
 	Temperature          *float64 `json:"temperature,omitempty"`
 	MaxTokens            *int     `json:"maxTokens,omitempty"`
 
+	// Checkpoints of the working directory (SPEC §12).
+	Checkpoints            bool  `json:"checkpoints"`
+	CheckpointMaxFileBytes int64 `json:"checkpointMaxFileBytes"`
+
 	// Safety (SPEC §13).
 	WritableRoots       []string `json:"writableRoots"`       // absolute, or ~/…: see WritableRootPaths
 	DenyCommands        []string `json:"denyCommands"`        // command prefixes never started

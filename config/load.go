@@ -342,7 +342,7 @@ func describeType(t reflect.Type) string {
 	switch derefType(t).Kind() {
 	case reflect.String:
 		return "a string"
-	case reflect.Int:
+	case reflect.Int, reflect.Int64:
 		return "an integer"
 	case reflect.Float64:
 		return "a number"
@@ -442,6 +442,9 @@ func validate(c *Config) (key, reason string) {
 		if p.Input < 0 || p.Output < 0 || p.CachedInput < 0 {
 			return "prices", fmt.Sprintf("%q: prices must not be negative (USD per million tokens)", model)
 		}
+	}
+	if c.CheckpointMaxFileBytes <= 0 {
+		return "checkpointMaxFileBytes", fmt.Sprintf("must be greater than 0 (bytes), got %d", c.CheckpointMaxFileBytes)
 	}
 	if !validThinking(c.Thinking) {
 		return "thinking", thinkingReason(c.Thinking)

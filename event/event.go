@@ -110,11 +110,22 @@ type ToolStarted struct {
 	Input string
 }
 
-// ToolFinished: a tool ran. Input is the same raw input as ToolStarted's.
+// ToolFinished: a tool ran. Input is the same raw input as ToolStarted's;
+// Files is what it changed in the working directory, from the checkpoint
+// taken after it (none when checkpoints are off).
 type ToolFinished struct {
 	Agent  Agent
 	Input  string
 	Result tools.Result
+	Files  []FileChange
+}
+
+// FileChange is a file a tool added, modified or deleted; Diff is its
+// unified diff for the file tools' edits ("" otherwise).
+type FileChange struct {
+	Path   string
+	Change string // added, modified, deleted
+	Diff   string
 }
 
 // FormatProblem: a reply could not be used; the model is told why.

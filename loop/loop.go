@@ -26,6 +26,14 @@ type Auditor interface {
 	Audit(ctx context.Context, in audit.Input) (audit.Result, error)
 }
 
+// Checkpoints records the working directory as the work goes (SPEC §12):
+// before a request, with the history before it, and after each tool,
+// returning what the tool changed.
+type Checkpoints interface {
+	BeforeRequest(ctx context.Context)
+	AfterTool(ctx context.Context, step int, call parser.ToolCall, res tools.Result) []event.FileChange
+}
+
 // Saver persists the session after every step.
 type Saver interface {
 	Save(*sessions.Session) error
@@ -75,6 +83,9 @@ type Loop struct {
 	Window *step.Window
 	// Mask redacts secrets from tool results; nil keeps them as they are.
 	Mask func(string) string
+	// Checkpoints snapshot the working directory before each request and
+	// after each tool; nil takes none.
+	Checkpoints Checkpoints
 	Config
 }
 
@@ -136,6 +147,7 @@ func (l *Loop) Run(ctx context.Context, sess *sessions.Session, request string) 
 		Tools:             l.Tools,
 		Env:               l.Env,
 		Mask:              l.Mask,
+		AfterTool:         r.afterTool,
 		Sink:              l.Sink,
 		MaxRetries:        l.MaxRetries,
 		Window:            l.Window,
@@ -150,6 +162,9 @@ func (l *Loop) Run(ctx context.Context, sess *sessions.Session, request string) 
 		// An interactive session starts without one: its first message is
 		// the request compression must never lose.
 		sess.OriginalPrompt = request
+	}
+	if l.Checkpoints != nil {
+		l.Checkpoints.BeforeRequest(ctx)
 	}
 	r.conv.Append(llm.RoleUser, prompts.UserRequest(request))
 	sess.Status = sessions.Active
@@ -204,6 +219,15 @@ func (l *Loop) Run(ctx context.Context, sess *sessions.Session, request string) 
 			return r.finish(Outcome{Stop: Failed, Err: err})
 		}
 	}
+}
+
+// afterTool hands a tool's effect on the working directory to the
+// checkpoints, with the step it belongs to.
+func (r *run) afterTool(ctx context.Context, call parser.ToolCall, res tools.Result) []event.FileChange {
+	if r.Checkpoints == nil {
+		return nil
+	}
+	return r.Checkpoints.AfterTool(ctx, r.out.Loops, call, res)
 }
 
 // failure turns a request error into an outcome.

@@ -68,7 +68,11 @@ type Conversation struct {
 	// conversation: the model, the session and every renderer see the same
 	// masked text. Nil keeps results as they are.
 	Mask func(string) string
-	Sink event.Sink
+	// AfterTool, when set, is told of each tool that ran, before its result
+	// is emitted, and returns what it changed in the working directory
+	// (the worker's checkpoints).
+	AfterTool func(ctx context.Context, call parser.ToolCall, res tools.Result) []event.FileChange
+	Sink      event.Sink
 	// MaxRetries is how many unusable replies in a row are told to the
 	// model before Reject reports the retries exhausted.
 	MaxRetries int
@@ -260,7 +264,11 @@ func (c *Conversation) Act(ctx context.Context, resp parser.Response) (results [
 		tool, _ := c.Tools.Lookup(call.Name) // checked in Parse
 		c.emit(event.ToolStarted{Agent: c.Agent, Tool: call.Name, Input: call.Input})
 		res := tool.Run(ctx, c.Env, call.Input).Masked(c.Mask)
-		c.emit(event.ToolFinished{Agent: c.Agent, Input: call.Input, Result: res})
+		var files []event.FileChange
+		if c.AfterTool != nil {
+			files = c.AfterTool(ctx, call, res)
+		}
+		c.emit(event.ToolFinished{Agent: c.Agent, Input: call.Input, Result: res, Files: files})
 		results = append(results, res)
 		if res.Done && res.OK {
 			return results, true

@@ -66,6 +66,11 @@ type (
 		Summary string      `json:"summary"` // the input in one line: a path, a command
 		OK      bool        `json:"ok"`
 		Output  string      `json:"output"`
+		Files   []jsonFile  `json:"files"` // what the tool changed in the working directory
+	}
+	jsonFile struct {
+		Path   string `json:"path"`
+		Change string `json:"change"` // added, modified, deleted
 	}
 	jsonFormatError struct {
 		Type    string      `json:"type"`
@@ -152,7 +157,11 @@ func jsonOf(e event.Event) (any, bool) {
 		return jsonToolStart{e.Name(), e.Agent, e.Tool, e.Input}, true
 	case event.ToolFinished:
 		r := e.Result
-		return jsonToolResult{e.Name(), e.Agent, r.Tool, e.Input, r.Summary, r.OK, r.Output}, true
+		files := make([]jsonFile, len(e.Files))
+		for i, f := range e.Files {
+			files[i] = jsonFile{f.Path, f.Change}
+		}
+		return jsonToolResult{e.Name(), e.Agent, r.Tool, e.Input, r.Summary, r.OK, r.Output, files}, true
 	case event.FormatProblem:
 		return jsonFormatError{e.Name(), e.Agent, e.Message, e.Attempt, e.Max}, true
 	case event.Retrying:

@@ -184,6 +184,7 @@ func (t *Terminal) Emit(e event.Event) {
 		}
 	case event.ToolFinished:
 		t.toolResult(e.Result)
+		t.fileChanges(e.Files)
 	case event.FormatProblem:
 		t.stopSpinner()
 		t.line(t.yellow.Sprintf("%s reply not in the expected format (%d/%d): ", t.sym.warn, e.Attempt, e.Max) + t.clip(textfmt.FirstLine(e.Message), 40))
@@ -582,4 +583,49 @@ func inputSummary(input string) string {
 		}
 	}
 	return ""
+}
+
+// diffLines is how much of an edit's diff normal mode shows.
+const diffLines = 12
+
+// fileChanges shows what a tool changed in the working directory: the
+// diff of each edit (removed lines red, added green, capped unless
+// verbose), and one line naming the files a command changed.
+func (t *Terminal) fileChanges(files []event.FileChange) {
+	if t.level < Normal || len(files) == 0 {
+		return
+	}
+	var others []string
+	for _, f := range files {
+		if f.Diff == "" {
+			others = append(others, f.Change+" "+f.Path)
+			continue
+		}
+		limit := diffLines
+		if t.level >= Verbose {
+			limit = 0
+		}
+		var lines []string
+		var colours []*color.Color
+		for _, l := range DiffLines(f.Diff, limit) {
+			c := (*color.Color)(nil)
+			switch l.Kind {
+			case DiffAdded:
+				c = t.green
+			case DiffRemoved:
+				c = t.red
+			case DiffHunk:
+				c = t.cyan
+			case DiffHeader, DiffMore:
+				c = t.dim
+			}
+			for _, w := range wrap(l.Text, t.innerWidth()) {
+				lines, colours = append(lines, w), append(colours, c)
+			}
+		}
+		t.boxLines("Diff: "+f.Path, t.cyan, lines, colours)
+	}
+	if len(others) > 0 {
+		t.line(t.dim.Sprint("changed: " + strings.Join(others, ", ")))
+	}
 }

@@ -1,0 +1,259 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+
+	"github.com/devagent/dev/checkpoints"
+	"github.com/devagent/dev/config"
+	"github.com/devagent/dev/event"
+	"github.com/devagent/dev/parser"
+	"github.com/devagent/dev/sessions"
+	"github.com/devagent/dev/textfmt"
+	"github.com/devagent/dev/tools"
+)
+
+// Timeline is a session's checkpoints (SPEC §12): snapshots of the working
+// directory taken as the work goes, listed, compared and rewound. The
+// session's list of checkpoints is its Checkpoints field; the snapshots
+// live in its directory.
+type Timeline struct {
+	cps   *checkpoints.Store
+	sess  *sessions.Session
+	store *sessions.Store
+}
+
+// openTimeline opens the checkpoints of sess. It fails when checkpoints
+// cannot work here (a directory too big, one that cannot be written).
+func openTimeline(store *sessions.Store, sess *sessions.Session, cfg config.Config, configDir string) (*Timeline, error) {
+	cps, err := checkpoints.Open(filepath.Join(store.Dir(sess.ID), "checkpoints"), sess.WorkingDirectory,
+		checkpoints.Options{MaxFileBytes: cfg.CheckpointMaxFileBytes, Exclude: []string{configDir}})
+	if err != nil {
+		return nil, err
+	}
+	return &Timeline{cps: cps, sess: sess, store: store}, nil
+}
+
+// OpenTimeline opens the checkpoints of a session for the commands that
+// read or rewind them without running anything (dev checkpoints, diff,
+// rewind). A rewind needs the session's lock: lock takes it, and release
+// gives it back.
+func OpenTimeline(cfg config.Config, configDir string, sess *sessions.Session, lock bool) (t *Timeline, release func(), err error) {
+	store := sessions.Open(configDir, nil)
+	release = func() {}
+	if lock {
+		if release, err = store.Lock(sess.ID); err != nil {
+			return nil, nil, fmt.Errorf("session %s: %w", sess.ID, err)
+		}
+	}
+	t, err = openTimeline(store, sess, cfg, configDir)
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	return t, release, nil
+}
+
+// take records a checkpoint when it is new; it returns what changed
+// since the last one.
+func (t *Timeline) take(ctx context.Context, m checkpoints.Meta) ([]checkpoints.Change, error) {
+	taken, err := t.cps.Take(ctx, t.sess.Checkpoints, m, t.sess.CheckpointState)
+	if err != nil {
+		return nil, err
+	}
+	if taken.New {
+		t.sess.Checkpoints = append(t.sess.Checkpoints, taken.Checkpoint)
+	}
+	return taken.Changes, nil
+}
+
+// List is every checkpoint of the session, oldest first.
+func (t *Timeline) List(ctx context.Context) ([]checkpoints.Entry, error) {
+	out := make([]checkpoints.Entry, len(t.sess.Checkpoints))
+	var prev checkpoints.ID
+	for i, c := range t.sess.Checkpoints {
+		changes, err := t.cps.Changes(ctx, prev, c.Tree)
+		if err != nil {
+			return nil, err
+		}
+		out[i], prev = checkpoints.Entry{Checkpoint: c, Changes: changes}, c.Tree
+	}
+	return out, nil
+}
+
+// Diff compares checkpoint from (nil: the first) with checkpoint to (nil:
+// the working directory as it is now).
+func (t *Timeline) Diff(ctx context.Context, from, to *int) ([]checkpoints.FileDiff, error) {
+	if len(t.sess.Checkpoints) == 0 {
+		return nil, checkpoints.ErrNoCheckpoint
+	}
+	a := t.sess.Checkpoints[0].Tree
+	if from != nil {
+		c, err := checkpoints.Find(t.sess.Checkpoints, *from)
+		if err != nil {
+			return nil, err
+		}
+		a = c.Tree
+	}
+	var b checkpoints.ID
+	if to != nil {
+		c, err := checkpoints.Find(t.sess.Checkpoints, *to)
+		if err != nil {
+			return nil, err
+		}
+		b = c.Tree
+	} else {
+		scan, err := t.cps.Snapshot(ctx)
+		if err != nil {
+			return nil, err
+		}
+		b = scan.Tree
+	}
+	return t.diffs(ctx, a, b)
+}
+
+func (t *Timeline) diffs(ctx context.Context, a, b checkpoints.ID) ([]checkpoints.FileDiff, error) {
+	changes, err := t.cps.Changes(ctx, a, b)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]checkpoints.FileDiff, len(changes))
+	for i, c := range changes {
+		text, binary, err := t.cps.Patch(c)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = checkpoints.FileDiff{Change: c, Diff: text, Binary: binary}
+	}
+	return out, nil
+}
+
+// LastRequest is the number of the checkpoint taken before the last
+// request, false when there is none.
+func (t *Timeline) LastRequest() (int, bool) {
+	for i := len(t.sess.Checkpoints) - 1; i >= 0; i-- {
+		if c := t.sess.Checkpoints[i]; c.Reason == checkpoints.BeforeRequest {
+			return c.Number, true
+		}
+	}
+	return 0, false
+}
+
+// Plan says what a rewind to checkpoint n would change, before it does.
+func (t *Timeline) Plan(ctx context.Context, n int) (checkpoints.Plan, error) {
+	return t.cps.PlanRewind(ctx, t.sess.Checkpoints, n)
+}
+
+// Rewind brings the working directory back to checkpoint n, after
+// checkpointing the present (so a rewind can be rewound), and unless
+// filesOnly cuts the session's history, task list and audits back to what
+// they were then. The session is saved.
+func (t *Timeline) Rewind(ctx context.Context, n int, filesOnly bool) (checkpoints.Rewound, error) {
+	r, err := t.cps.Rewind(ctx, t.sess.Checkpoints, n, t.sess.CheckpointState)
+	if err != nil {
+		return r, err
+	}
+	if r.Before.New {
+		t.sess.Checkpoints = append(t.sess.Checkpoints, r.Before.Checkpoint)
+	}
+	if !filesOnly && r.State != nil {
+		if err := t.sess.RestoreCheckpointState(*r.State); err != nil {
+			return r, err
+		}
+	}
+	return r, t.store.Save(t.sess)
+}
+
+// ParseNumber reads a checkpoint number as a user writes it.
+func ParseNumber(s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%q is not a checkpoint number (0, 1, 2, …; dev checkpoints lists them)", s)
+	}
+	return n, nil
+}
+
+// The run's side: checkpoints taken as the work goes.
+
+// timeline opens the checkpoints of the session worked in, when the
+// settings want them; when they cannot work it says so once and the run
+// goes on without.
+func (a *App) openTimeline() {
+	a.timeline = nil
+	if !a.cfg.Checkpoints || a.checkpointsOff {
+		return
+	}
+	t, err := openTimeline(a.store, a.sess, a.cfg, a.opts.ConfigDir)
+	if err != nil {
+		a.disableCheckpoints(err)
+		return
+	}
+	a.timeline = t
+}
+
+// disableCheckpoints says once why checkpoints are off, and turns them
+// off for the rest of the process.
+func (a *App) disableCheckpoints(err error) {
+	a.timeline, a.checkpointsOff = nil, true
+	why := err.Error()
+	if errors.Is(err, checkpoints.ErrTooBig) {
+		why = "the working directory is too big to snapshot (" + why + ")"
+	}
+	a.warn("checkpoints are off for this run: " + why + "; dev diff and dev rewind will not cover it")
+}
+
+// Timeline is the checkpoints of the session worked in; nil when off.
+func (a *App) Timeline() *Timeline { return a.timeline }
+
+// runCheckpoints is the loop's Checkpoints: the app's timeline of the
+// session worked in, whichever it is now.
+type runCheckpoints struct{ a *App }
+
+// BeforeRequest implements loop.Checkpoints.
+func (c runCheckpoints) BeforeRequest(ctx context.Context) { c.a.beforeRequest(ctx) }
+
+// AfterTool implements loop.Checkpoints.
+func (c runCheckpoints) AfterTool(ctx context.Context, step int, call parser.ToolCall, res tools.Result) []event.FileChange {
+	return c.a.afterTool(ctx, step, call, res)
+}
+
+// beforeRequest takes the checkpoint before a request: it holds the
+// history before it.
+func (a *App) beforeRequest(ctx context.Context) {
+	if a.timeline == nil {
+		return
+	}
+	if _, err := a.timeline.take(ctx, checkpoints.Meta{Reason: checkpoints.BeforeRequest}); err != nil && ctx.Err() == nil {
+		a.disableCheckpoints(err)
+	}
+}
+
+// afterTool records what a tool changed in the working directory, with
+// the diffs of the file tools' edits.
+func (a *App) afterTool(ctx context.Context, step int, call parser.ToolCall, res tools.Result) []event.FileChange {
+	if a.timeline == nil {
+		return nil
+	}
+	changes, err := a.timeline.take(ctx, checkpoints.Meta{Reason: checkpoints.AfterTool, Step: step, Tool: call.Name,
+		Input: textfmt.Summary(res.Summary, 80)})
+	if err != nil {
+		if ctx.Err() == nil {
+			a.disableCheckpoints(err)
+		}
+		return nil
+	}
+	edit := call.Name == tools.WriteFile || call.Name == tools.FindAndReplace
+	out := make([]event.FileChange, len(changes))
+	for i, c := range changes {
+		out[i] = event.FileChange{Path: c.Path, Change: string(c.Change)}
+		if edit && c.Change == checkpoints.Modified { // a new file is its result already
+			if text, binary, err := a.timeline.cps.Patch(c); err == nil && !binary {
+				out[i].Diff = text
+			}
+		}
+	}
+	return out
+}

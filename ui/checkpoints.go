@@ -1,0 +1,88 @@
+package ui
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/devagent/dev/checkpoints"
+	"github.com/devagent/dev/textfmt"
+)
+
+// Checkpoints writes one line per checkpoint: its number, time, what led
+// to it, and the files added, modified and deleted since the one before.
+func Checkpoints(w io.Writer, list []checkpoints.Entry) {
+	for _, e := range list {
+		what := "before request"
+		switch e.Reason {
+		case checkpoints.AfterTool:
+			what = fmt.Sprintf("step %d %s %s", e.Step, e.Tool, textfmt.Clip(e.Input, 50))
+		case checkpoints.BeforeRewind:
+			what = "before rewind"
+		}
+		fmt.Fprintf(w, "%3d  %s  %s%s\n", e.Number, e.Time.Local().Format("2006-01-02 15:04:05"), what, changeList(e.Changes))
+	}
+}
+
+// changeList is " (+a.go ~b.go -c.go)", or "" for no change.
+func changeList(changes []checkpoints.Change) string {
+	if len(changes) == 0 {
+		return ""
+	}
+	marks := map[checkpoints.ChangeKind]string{checkpoints.Added: "+", checkpoints.Modified: "~", checkpoints.Deleted: "-"}
+	var parts []string
+	for i, c := range changes {
+		if i == 8 {
+			parts = append(parts, fmt.Sprintf("… %d more", len(changes)-8))
+			break
+		}
+		parts = append(parts, marks[c.Change]+c.Path)
+	}
+	return "  (" + strings.Join(parts, " ") + ")"
+}
+
+// Diffs writes the diffs of a comparison, one file after the other.
+func Diffs(w io.Writer, diffs []checkpoints.FileDiff, st DiffStyle) error {
+	for _, d := range diffs {
+		if err := WriteDiff(w, d.Diff, st); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RewindPlan lists what a rewind will change, and the changes it undoes
+// that were not dev's.
+func RewindPlan(w io.Writer, p checkpoints.Plan, filesOnly bool) {
+	fmt.Fprintf(w, "Rewind to checkpoint %d (%s):\n", p.Target.Number, p.Target.Time.Local().Format("2006-01-02 15:04:05"))
+	if len(p.Restore.Changes) == 0 {
+		fmt.Fprintln(w, "  the files are as they were then")
+	}
+	for _, c := range p.Restore.Changes {
+		verb := map[checkpoints.ChangeKind]string{checkpoints.Added: "delete", checkpoints.Modified: "restore", checkpoints.Deleted: "write back"}[c.Change]
+		fmt.Fprintf(w, "  %-10s %s\n", verb, c.Path)
+	}
+	if len(p.Foreign) > 0 {
+		fmt.Fprintf(w, "Changed since the last checkpoint by something other than dev (undone too):\n")
+		for _, c := range p.Foreign {
+			fmt.Fprintf(w, "  %-10s %s\n", c.Change, c.Path)
+		}
+	}
+	for _, c := range p.Restore.Left {
+		fmt.Fprintf(w, "  left as it is: %s (ignored, too large or not a file now)\n", c.Path)
+	}
+	if filesOnly {
+		fmt.Fprintln(w, "The session's history stays as it is (--files-only).")
+	} else {
+		fmt.Fprintln(w, "The session's history, task list and audits go back to that point too.")
+	}
+}
+
+// Rewound says what a rewind did.
+func Rewound(w io.Writer, r checkpoints.Rewound, filesOnly bool) {
+	s := fmt.Sprintf("rewound to checkpoint %d: %s", r.Target.Number, textfmt.Plural(len(r.Restore.Changes), "file"))
+	if r.Before.New {
+		s += fmt.Sprintf("; the state before is checkpoint %d (dev rewind %d undoes this)", r.Before.Checkpoint.Number, r.Before.Checkpoint.Number)
+	}
+	fmt.Fprintln(w, s)
+}
