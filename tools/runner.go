@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -40,7 +41,7 @@ var nonInteractive = []string{
 // process group without a terminal, stdin empty, stdout and stderr into one
 // bgproc output (so that their order is kept) mirrored to out until the
 // command is handed to the background.
-func startProcess(dir, command string, out *output) (*bgproc.Process, error) {
+func startProcess(dir, command string, out io.Writer) (*bgproc.Process, error) {
 	cmd := shellCommand(command)
 	cmd.Dir = dir
 	// exec keeps the last value of a repeated variable, so these win.
@@ -60,10 +61,11 @@ type runner struct {
 	timeout    time.Duration
 	grace      time.Duration
 	background Background // nil: commands past the timeout are stopped
+	live       func([]byte)
 }
 
 func newRunner(env *Env) *runner {
-	r := &runner{dir: env.Dir, outputDir: env.OutputDir, timeout: env.CommandTimeout, grace: killGrace, background: env.Background}
+	r := &runner{dir: env.Dir, outputDir: env.OutputDir, timeout: env.CommandTimeout, grace: killGrace, background: env.Background, live: env.Live}
 	if r.timeout <= 0 {
 		r.timeout = defaultCommandTimeout
 	}
@@ -77,7 +79,11 @@ func (r *runner) run(ctx context.Context, command string) Result {
 		return res.fail(fmt.Sprintf("cannot run the command: the working directory %s is missing or not a directory.", r.dir))
 	}
 	out := newOutput(r.outputDir)
-	p, err := startProcess(r.dir, command, out)
+	var mirror io.Writer = out
+	if r.live != nil {
+		mirror = io.MultiWriter(out, liveWriter(r.live))
+	}
+	p, err := startProcess(r.dir, command, mirror)
 	if err != nil {
 		return res.fail(fmt.Sprintf("cannot start the command: %v.", err))
 	}
@@ -162,4 +168,13 @@ func seconds(d time.Duration) string {
 		return fmt.Sprintf("%d ms", d.Milliseconds())
 	}
 	return fmt.Sprintf("%d s", int(d.Round(time.Second).Seconds()))
+}
+
+// liveWriter passes a command's output to Env.Live; it never fails, so the
+// command's own record of its output never misses a byte.
+type liveWriter func([]byte)
+
+func (f liveWriter) Write(p []byte) (int, error) {
+	f(p)
+	return len(p), nil
 }

@@ -39,6 +39,12 @@ type Env struct {
 	// serves the background-process tools. Nil (e.g. for the audit): such
 	// commands are stopped, and no background process exists.
 	Background Background
+	// Live, when set, receives what a foreground command prints as it
+	// prints it (stdout and stderr, in order), until the command ends or
+	// moves to the background: the terminal shows it while it runs. It is
+	// called from the goroutine reading the command's output, so it must
+	// not block; the bytes are only valid during the call.
+	Live func(p []byte)
 }
 
 // Background keeps processes running past their foreground command (a
