@@ -153,6 +153,9 @@ func (c *Conversation) Compress(ctx context.Context, before int, reason string) 
 	if res.Usage != nil {
 		c.State.TotalTokens += res.Usage.TotalTokens
 	}
+	usage := received(c.Agent, res.Usage, before, len(res.Summary))
+	usage.Compression = true
+	c.emit(usage)
 	c.State.History = res.History
 	c.est.Reset()
 	after := c.estimate()
