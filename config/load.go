@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -356,6 +357,8 @@ func validate(c *Config) (key, reason string) {
 		return "sessionRetentionDays", fmt.Sprintf("must be 0 (keep forever) or more, got %d", c.SessionRetentionDays)
 	case c.Temperature != nil && !(*c.Temperature >= 0 && *c.Temperature <= 2):
 		return "temperature", fmt.Sprintf("must be between 0 and 2, got %v", *c.Temperature)
+	case !slices.Contains(AuditPolicies, c.Audit):
+		return "audit", fmt.Sprintf("must be %s, got %q", strings.Join(quoted(AuditPolicies), ", "), c.Audit)
 	case c.MaxTokens != nil && *c.MaxTokens <= 0:
 		return "maxTokens", fmt.Sprintf("must be greater than 0, got %d", *c.MaxTokens)
 	}
@@ -375,4 +378,12 @@ func isHTTPURL(s string) bool {
 	}
 	scheme := strings.ToLower(u.Scheme)
 	return scheme == "http" || scheme == "https"
+}
+
+func quoted(words []string) []string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = fmt.Sprintf("%q", w)
+	}
+	return q
 }
