@@ -56,7 +56,8 @@ type Options struct {
 	SessionID string
 	// Prompt is the request of a -p run: a new session's original prompt.
 	Prompt string
-	// NoAudit accepts DONE without an audit (--no-audit).
+	// NoAudit accepts DONE without an audit (--no-audit), whatever
+	// Config.Audit says.
 	NoAudit bool
 	// Sink receives every event of the run.
 	Sink event.Sink
@@ -69,6 +70,7 @@ type Options struct {
 // App is one dev process's work in one session at a time.
 type App struct {
 	opts   Options
+	sink   *meter // opts.Sink, counting what each request uses
 	cfg    config.Config
 	store  *sessions.Store
 	client *llm.Client
@@ -82,6 +84,8 @@ type App struct {
 	loop    *loop.Loop
 
 	stopBackground func() // once
+
+	models []string // the server's, when it listed them at start
 }
 
 // Open opens the session to work in and wires the run. Its errors are the
@@ -95,7 +99,10 @@ func Open(o Options) (*App, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	a := &App{opts: o, cfg: o.Config, store: sessions.Open(o.ConfigDir, o.Now)}
+	if o.NoAudit {
+		o.Config.Audit = config.AuditOff
+	}
+	a := &App{opts: o, cfg: o.Config, store: sessions.Open(o.ConfigDir, o.Now), sink: &meter{next: o.Sink}}
 	a.client = llm.New(llm.Config{
 		BaseURL:     a.cfg.APIURL,
 		APIKey:      a.cfg.APIKey,
@@ -106,6 +113,14 @@ func Open(o Options) (*App, error) {
 	// opening the session and building the system prompt.
 	discovery := make(chan llm.ServerInfo, 1)
 	go func() { discovery <- a.client.Discover(context.Background(), a.cfg.Model) }()
+	// In interactive mode the server is checked at the same time, so that
+	// a server that is down or lacks the model is said before the first
+	// prompt, not after the first request.
+	var check chan serverCheck
+	if !o.Automated {
+		check = make(chan serverCheck, 1)
+		go func() { check <- a.checkServer(context.Background()) }()
+	}
 
 	if days := a.cfg.SessionRetentionDays; days > 0 {
 		if _, err := a.store.Prune(time.Duration(days) * 24 * time.Hour); err != nil {
@@ -114,6 +129,9 @@ func Open(o Options) (*App, error) {
 	}
 	sess, resumed, err := a.openSession()
 	if err != nil {
+		if check != nil {
+			<-check
+		}
 		return nil, err
 	}
 	if err := a.adopt(sess); err != nil {
@@ -121,17 +139,21 @@ func Open(o Options) (*App, error) {
 	}
 	a.bg = bgproc.New(bgproc.Options{
 		OnStart: func(i bgproc.Info) {
-			a.opts.Sink.Emit(event.BackgroundStarted{ID: i.ID, Command: i.Command, PID: i.PID})
+			a.sink.Emit(event.BackgroundStarted{ID: i.ID, Command: i.Command, PID: i.PID})
 		},
 		OnExit: func(i bgproc.Info) {
-			a.opts.Sink.Emit(event.BackgroundExited{ID: i.ID, Command: i.Command, Status: i.Status.String(), ExitCode: i.ExitCode, Runtime: i.Runtime})
+			a.sink.Emit(event.BackgroundExited{ID: i.ID, Command: i.Command, Status: i.Status.String(), ExitCode: i.ExitCode, Runtime: i.Runtime})
 		},
 	})
 	a.stopBackground = sync.OnceFunc(a.shutdownBackground)
 	a.window = step.NewWindow(a.cfg.MaxContextTokens)
 	a.wire()
-	a.opts.Sink.Emit(sessionStarted(sess, resumed))
-	a.learnWindow(<-discovery)
+	a.sink.Emit(sessionStarted(sess, resumed))
+	info := <-discovery
+	a.learnWindow(info)
+	if check != nil {
+		a.reportServer(<-check, info)
+	}
 	return a, nil
 }
 
@@ -140,6 +162,13 @@ func Open(o Options) (*App, error) {
 // or a new one.
 func (a *App) openSession() (sess *sessions.Session, resumed bool, err error) {
 	id := a.opts.SessionID
+	if id != "" {
+		// A unique prefix names a stored session; a whole id may name a
+		// new one.
+		if id, err = a.store.Resolve(id); err != nil {
+			return nil, false, err
+		}
+	}
 	if a.opts.Resume {
 		id, err = a.store.Last(a.opts.Dir)
 		if errors.Is(err, sessions.ErrNoSession) {
@@ -196,7 +225,7 @@ func (a *App) wire() {
 		retries = cfg.MaxRetriesAutomated
 	}
 	model := &llm.Retrier{Streamer: a.client, Max: retries, OnRetry: func(r llm.Retry) {
-		a.opts.Sink.Emit(event.Retrying{Message: r.Err.Error(), Attempt: r.Attempt, Max: r.Max, Wait: r.Wait})
+		a.sink.Emit(event.Retrying{Message: r.Err.Error(), Attempt: r.Attempt, Max: r.Max, Wait: r.Wait})
 	}}
 	env := &tools.Env{
 		Dir:            a.sess.WorkingDirectory,
@@ -205,6 +234,7 @@ func (a *App) wire() {
 		OutputDir:      a.store.Dir(a.sess.ID),
 		Ask:            a.opts.Ask,
 		Background:     a.bg,
+		Live:           a.liveOutput(event.Worker),
 	}
 	compactor := &compress.Summarizer{
 		Model:       model, // transient failures are retried like the worker's
@@ -218,7 +248,7 @@ func (a *App) wire() {
 		Tools:     registry,
 		Env:       env,
 		Store:     a.store,
-		Sink:      a.opts.Sink,
+		Sink:      a.sink,
 		Compactor: compactor,
 		Window:    a.window,
 		Config: loop.Config{
@@ -229,11 +259,12 @@ func (a *App) wire() {
 			MaxLoops:          cfg.MaxLoops,
 			MaxRetries:        retries,
 			MaxAuditFailures:  cfg.MaxAuditFailures,
+			AuditOnlyChanges:  cfg.Audit == config.AuditChanges,
 			CompressThreshold: cfg.CompressThreshold,
 			Now:               a.opts.Now,
 		},
 	}
-	if !a.opts.NoAudit {
+	if cfg.Audit != config.AuditOff {
 		a.loop.Auditor = &audit.Auditor{
 			Model:       model,
 			ModelName:   orModel(cfg.AuditModel, cfg.Model),
@@ -241,10 +272,10 @@ func (a *App) wire() {
 			MaxTokens:   cfg.MaxTokens,
 			// The auditor's commands run where the worker's do, but never
 			// ask and never go to the background.
-			Env:               &tools.Env{Dir: env.Dir, CommandTimeout: env.CommandTimeout, OutputDir: env.OutputDir},
+			Env:               &tools.Env{Dir: env.Dir, CommandTimeout: env.CommandTimeout, OutputDir: env.OutputDir, Live: a.liveOutput(event.Auditor)},
 			Commands:          cfg.AuditCommands,
 			MaxRetries:        retries,
-			Sink:              a.opts.Sink,
+			Sink:              a.sink,
 			Window:            a.window,
 			Compactor:         compactor,
 			CompressThreshold: cfg.CompressThreshold,
@@ -283,7 +314,7 @@ func (a *App) systemPrompt(registry *tools.Registry) string {
 // model and maxContextTokens. A server that does not say changes nothing.
 func (a *App) learnWindow(info llm.ServerInfo) {
 	a.window.Lower(info.Window)
-	a.opts.Sink.Emit(event.ContextWindow{Window: a.window.Size(), Configured: a.cfg.MaxContextTokens,
+	a.sink.Emit(event.ContextWindow{Window: a.window.Size(), Configured: a.cfg.MaxContextTokens,
 		Server: string(info.Kind), ServerWindow: info.Window, Source: info.Source})
 }
 
@@ -296,6 +327,7 @@ func sessionStarted(sess *sessions.Session, resumed bool) event.SessionStarted {
 	}
 	e.LastRequest, e.LastAnswer = lastExchange(sess.History)
 	e.LastStatus = string(sess.Status)
+	e.LastReason = sess.StatusReason
 	e.Tasks = sess.TaskList
 	return e
 }
@@ -339,7 +371,7 @@ func (a *App) NewSession() error {
 		return err
 	}
 	a.wire()
-	a.opts.Sink.Emit(sessionStarted(sess, false))
+	a.sink.Emit(sessionStarted(sess, false))
 	return nil
 }
 
@@ -363,8 +395,14 @@ func (a *App) Kill() { a.stopBackground() }
 func (a *App) shutdownBackground() {
 	for _, i := range a.bg.Shutdown() {
 		command := textfmt.Summary(i.Command, 200)
-		a.opts.Sink.Emit(event.BackgroundExited{ID: i.ID, Command: command, Status: event.StoppedOnExit, ExitCode: i.ExitCode, Runtime: i.Runtime})
+		a.sink.Emit(event.BackgroundExited{ID: i.ID, Command: command, Status: event.StoppedOnExit, ExitCode: i.ExitCode, Runtime: i.Runtime})
 	}
 }
 
-func (a *App) warn(msg string) { a.opts.Sink.Emit(event.Warning{Message: msg}) }
+func (a *App) warn(msg string) { a.sink.Emit(event.Warning{Message: msg}) }
+
+// liveOutput passes what a foreground command prints to the renderers, as
+// it prints it.
+func (a *App) liveOutput(agent event.Agent) func([]byte) {
+	return func(p []byte) { a.sink.Emit(event.CommandOutput{Agent: agent, Output: string(p)}) }
+}

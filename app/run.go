@@ -36,15 +36,22 @@ type Result struct {
 // it. It emits the failure, if any, phrased with what to do about it, and
 // the result, always last.
 func (a *App) Run(ctx context.Context, request string) Result {
+	a.sink.start(a.opts.Now())
+	a.sess.StatusReason = ""
 	o := a.loop.Run(ctx, a.sess, request)
 	if a.opts.Automated {
 		a.stopBackground() // before the result, which is the last event
 	}
 	res := Result{Outcome: o, Code: exitCode(o)}
 	if msg := a.explain(o); msg != "" {
-		a.opts.Sink.Emit(event.Failure{Message: msg})
+		a.sink.Emit(event.Failure{Message: msg})
+		// Kept for --resume, which says how the last run ended.
+		a.sess.StatusReason = msg
+		if err := a.store.Save(a.sess); err != nil {
+			a.warn("saving the session: " + err.Error())
+		}
 	}
-	a.opts.Sink.Emit(event.Finished{
+	a.sink.Emit(event.Finished{
 		Status:       string(a.sess.Status),
 		ExitCode:     res.Code,
 		Summary:      strings.TrimSpace(o.Summary),
@@ -53,6 +60,8 @@ func (a *App) Run(ctx context.Context, request string) Result {
 		Tokens:       a.sess.TotalTokens,
 		FormatErrors: o.FormatErrors,
 		Audits:       o.Audits,
+		Audit:        o.Audit,
+		Usage:        a.usage(o),
 	})
 	return res
 }
@@ -92,7 +101,16 @@ func (a *App) explain(o loop.Outcome) string {
 	case loop.Looping:
 		return "the model kept repeating the same step; stopped"
 	case loop.Failed:
-		return explainError(o.Err, a.cfg, cfgPath)
+		msg := explainError(o.Err, a.cfg, cfgPath)
+		var apiErr *llm.Error
+		if errors.As(o.Err, &apiErr) {
+			ctx, cancel := context.WithTimeout(context.Background(), llm.DiscoverTimeout)
+			defer cancel()
+			if v1 := a.withV1(ctx, apiErr); v1 != "" {
+				msg += fmt.Sprintf(". The server answers at %s: apiUrl lacks /v1. Fix: set apiUrl to %s in %s (or DEV_API_URL).", v1, v1, cfgPath)
+			}
+		}
+		return msg
 	}
 	return ""
 }

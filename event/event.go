@@ -151,6 +151,7 @@ type Retrying struct {
 const (
 	ReasonThreshold = "threshold" // the estimate reached compressThreshold of the window
 	ReasonOverflow  = "overflow"  // the server rejected the request as too long
+	ReasonRequested = "requested" // the user asked for it (/compact)
 )
 
 // Compressing: a conversation is about to be summarised.
