@@ -402,7 +402,17 @@ func (a *App) shutdownBackground() {
 func (a *App) warn(msg string) { a.sink.Emit(event.Warning{Message: msg}) }
 
 // liveOutput passes what a foreground command prints to the renderers, as
-// it prints it.
+// it prints it: of each piece read, its last liveOutputTail bytes, which
+// hold the last lines the terminal shows, so that a command printing a
+// gigabyte is not copied again for the screen.
 func (a *App) liveOutput(agent event.Agent) func([]byte) {
-	return func(p []byte) { a.sink.Emit(event.CommandOutput{Agent: agent, Output: string(p)}) }
+	return func(p []byte) {
+		if len(p) > liveOutputTail {
+			p = p[len(p)-liveOutputTail:]
+		}
+		a.sink.Emit(event.CommandOutput{Agent: agent, Output: string(p)})
+	}
 }
+
+// liveOutputTail bounds each piece of live command output.
+const liveOutputTail = 4 << 10

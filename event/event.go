@@ -105,7 +105,8 @@ type ReplyReceived struct {
 }
 
 // CommandOutput is what a command running in the foreground printed, as it
-// printed it (stdout and stderr together).
+// printed it (stdout and stderr together). It is for the screen: of a large
+// piece only its end comes (the command's result has its whole output).
 type CommandOutput struct {
 	Agent  Agent
 	Output string

@@ -104,6 +104,9 @@ type (
 		Tokens       int    `json:"tokens"`
 		FormatErrors int    `json:"formatErrors"`
 		Audits       int    `json:"audits"`
+		// Audit: what became of the DONE's audit (passed, skipped, off);
+		// left out when no DONE was accepted.
+		Audit string `json:"audit,omitempty"`
 	}
 	jsonBackgroundStart struct {
 		Type    string `json:"type"`
@@ -156,7 +159,7 @@ func jsonOf(e event.Event) (any, bool) {
 	case event.Failure:
 		return jsonMessage{e.Name(), e.Message}, true
 	case event.Finished:
-		return jsonResult{e.Name(), e.Status, e.ExitCode, e.Summary, e.SessionID, e.Loops, e.Tokens, e.FormatErrors, e.Audits}, true
+		return jsonResult{e.Name(), e.Status, e.ExitCode, e.Summary, e.SessionID, e.Loops, e.Tokens, e.FormatErrors, e.Audits, e.Audit}, true
 	case event.BackgroundStarted:
 		return jsonBackgroundStart{e.Name(), e.ID, e.Command, e.PID}, true
 	case event.BackgroundExited:
