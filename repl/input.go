@@ -210,6 +210,6 @@ func (p *plainReader) read(prompt string) (string, error) {
 }
 
 func (p *plainReader) ask(prompt string) (string, error) { return p.read(prompt) }
-func (p *plainReader) useHistory(string)                  {}
-func (p *plainReader) typeAhead(bool)                     {}
-func (p *plainReader) restore()                           {}
+func (p *plainReader) useHistory(string)                 {}
+func (p *plainReader) typeAhead(bool)                    {}
+func (p *plainReader) restore()                          {}
