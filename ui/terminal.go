@@ -658,11 +658,11 @@ func (t *Terminal) statusParts(e event.Finished) []string {
 		parts = append(parts, fmt.Sprintf("%s%s in, %s out", tilde, textfmt.Short(u.TokensIn), textfmt.Short(u.TokensOut)))
 	}
 	if u.ContextWindow > 0 && u.ContextTokens > 0 {
-		pct := fmt.Sprintf("%d%%", u.ContextTokens*100/u.ContextWindow)
+		pct := fmt.Sprintf("%s%d%%", tilde, u.ContextTokens*100/u.ContextWindow)
 		if u.ContextTokens*100 < u.ContextWindow {
 			pct = "<1%"
 		}
-		parts = append(parts, fmt.Sprintf("context %s%s of %s", tilde, pct, textfmt.Short(u.ContextWindow)))
+		parts = append(parts, fmt.Sprintf("context %s of %s", pct, textfmt.Short(u.ContextWindow)))
 	}
 	if u.Elapsed > 0 {
 		parts = append(parts, textfmt.Duration(u.Elapsed))
