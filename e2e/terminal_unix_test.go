@@ -104,7 +104,7 @@ func TestTerminalTypeAheadIsKept(t *testing.T) {
 		t.Errorf("the text typed meanwhile was echoed before the answer:\n%q", shown)
 	}
 	term.expect("next thing to do") // on the next prompt's line
-	term.expect("\x1b[?25h")         // drawn
+	term.expect("\x1b[?25h")        // drawn
 	term.key("\r")
 	term.expect("Second answer.")
 	term.prompt("› ")
