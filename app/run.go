@@ -12,6 +12,7 @@ import (
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/loop"
 	"github.com/devagent/dev/step"
+	"github.com/devagent/dev/textfmt"
 )
 
 // Exit codes (SPEC §6): how a dev process ends. A run's code is decided
@@ -89,7 +90,7 @@ func (a *App) explain(o loop.Outcome) string {
 	cfgPath := config.Path(a.opts.ConfigDir)
 	switch o.Stop {
 	case loop.MaxLoops:
-		return fmt.Sprintf("stopped after %d steps without DONE (maxLoops in %s)", o.Loops, cfgPath)
+		return fmt.Sprintf("stopped after %s without DONE (maxLoops in %s)", textfmt.Count(o.Loops, "step"), cfgPath)
 	case loop.FormatFailed:
 		if errors.Is(o.Err, audit.ErrFormat) {
 			return "the auditor kept answering in a format dev cannot parse; set auditModel in " + cfgPath + " to a stronger model, or use --no-audit"
