@@ -250,3 +250,33 @@ func TestTerminalAnswerAndStatusLine(t *testing.T) {
 		t.Errorf("the answer is shown %d times:\n%s", n, shown)
 	}
 }
+
+// Ctrl+C at the answer› prompt interrupts the request like any Ctrl+C
+// while dev works: back to the prompt, no internal error.
+func TestTerminalCtrlCAtAQuestion(t *testing.T) {
+	w := newWorld(t, nil)
+	w.srv.Script(reply("I need a name.", "ASK_USER", "Which name should it have?"), done("Picked up again."))
+	term := w.startTerminal(t.Context(), "--no-audit")
+	term.prompt("› ")
+	start := term.mark()
+	term.typeLine("name something")
+	term.expect("Which name should it have?")
+	term.prompt("answer› ")
+	term.key("\x03")
+	term.expect("interrupted; the session is saved")
+	term.prompt("› ")
+	shown := term.since(start)
+	for _, internal := range []string{"context canceled", "could not be asked", "Error:"} {
+		if strings.Contains(shown, internal) {
+			t.Errorf("the screen shows %q:\n%s", internal, shown)
+		}
+	}
+	term.typeLine("go on")
+	term.expect("Picked up again.")
+	term.prompt("› ")
+	term.key("\x04")
+	term.exitCode()
+	if s := w.onlySession(); s.Status != "complete" {
+		t.Errorf("status %q", s.Status)
+	}
+}

@@ -499,6 +499,9 @@ func (t *Terminal) toolResult(input string, r tools.Result) {
 	case r.Done:
 		// The summary is the answer, shown once at the end.
 	case r.Tool == tools.UpdateTaskList && r.OK && t.level < Verbose:
+	case r.Tool == tools.AskUser && t.interactive && t.level < Verbose:
+		// The question and the answer typed are on the screen; Ctrl+C
+		// instead of an answer is said by the status line.
 	case t.level >= Verbose:
 		t.box(resultTitle(r), c, r.Output, nil)
 	default:
