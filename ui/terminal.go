@@ -164,7 +164,10 @@ func (t *Terminal) Emit(e event.Event) {
 			if e.Resumed {
 				verb = "resumed session"
 			}
-			t.line(t.dim.Sprintf("dev: %s %s %s model %s in %s", verb, e.ID, t.sym.arrow, e.Model, e.Dir))
+			head := fmt.Sprintf("dev: %s %s", verb, e.ID)
+			for _, l := range statusLines(head, []string{t.sym.arrow + " model " + e.Model, "in " + e.Dir}, t.width-1, " ") {
+				t.line(t.dim.Sprint(l))
+			}
 			t.resumed(e)
 		}
 	case event.ContextWindow:
