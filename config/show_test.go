@@ -12,7 +12,7 @@ func TestExplain(t *testing.T) {
 	env := func(k string) string {
 		return map[string]string{"DEV_API_KEY": "sk-secret-key-1234", "DEV_MODEL": "from-env"}[k]
 	}
-	settings, cfg, found, _, err := Explain(dir, env)
+	_, cfg, found, _, err := Explain(dir, env)
 	if err != nil || found || cfg.Model != "from-env" {
 		t.Fatalf("without a file: found %v, model %q, %v", found, cfg.Model, err)
 	}
@@ -22,7 +22,7 @@ func TestExplain(t *testing.T) {
 	if err := os.WriteFile(Path(dir), []byte(`{"maxLoops": 7, "audit": "off", "temperature": 0.2}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	settings, _, found, _, err = Explain(dir, env)
+	settings, _, found, _, err := Explain(dir, env)
 	if err != nil || !found {
 		t.Fatal(err)
 	}

@@ -20,13 +20,6 @@ import (
 
 // The terminal experience of SPEC §17, on a pseudo-terminal.
 
-// rest is what the screen showed after what expect consumed.
-func (term *terminal) rest() string {
-	term.mu.Lock()
-	defer term.mu.Unlock()
-	return term.screen.String()[term.seen:]
-}
-
 // since is the screen from mark on.
 func (term *terminal) since(mark int) string {
 	term.mu.Lock()
