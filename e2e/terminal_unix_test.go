@@ -273,3 +273,26 @@ func TestTerminalCtrlCAtAQuestion(t *testing.T) {
 		t.Errorf("status %q", s.Status)
 	}
 }
+
+// /last shows the last tool result in full, through $PAGER when it is set.
+func TestTerminalLastThroughThePager(t *testing.T) {
+	w := newWorld(t, nil)
+	w.extra = append(w.extra, "PAGER=sed s/^/PAGED:/")
+	w.srv.Script(reply("Count.", "COMMAND", "seq 1 40"), done("Counted."))
+	term := w.startTerminal(t.Context(), "--no-audit")
+	term.prompt("› ")
+	start := term.mark()
+	term.typeLine("count")
+	term.expect("Counted.")
+	term.prompt("› ")
+	if shown := term.since(start); strings.Contains(shown, "│ 20 ") {
+		t.Errorf("the result box shows the middle of a long output:\n%s", shown)
+	}
+	term.typeLine("/last")
+	for _, want := range []string{"PAGED:COMMAND seq 1 40", "PAGED:1\r\n", "PAGED:20\r\n", "PAGED:40\r\n"} {
+		term.expect(want)
+	}
+	term.prompt("› ")
+	term.key("\x04")
+	term.exitCode()
+}
