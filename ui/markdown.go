@@ -2,6 +2,7 @@ package ui
 
 import (
 	"bytes"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -9,8 +10,6 @@ import (
 	"github.com/rivo/uniseg"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
-	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/text"
 )
 
@@ -18,11 +17,14 @@ import (
 // emphasis, lists, code, quotes and tables, wrapped to width, in colour
 // when colour is on, plain (and ASCII when unicode is false) otherwise.
 //
-// It is built on goldmark, the parser dev already uses for replies.
+// It is built on goldmark's core, the parser dev already uses for replies.
 // charmbracelet/glamour was measured first: it adds 6.3 MB to the binary
 // and about 25 ms to every start of dev (chroma's lexers and styles are
 // registered in init), past dev's start-up budget (dev --version < 10 ms);
 // the answers it would render need none of its syntax highlighting.
+// goldmark's own table extension costs 1.3 ms at every start (its package
+// compiles the linkify patterns in init), so tables, the one extension
+// answers use, are found here (GFM pipe tables at the top level).
 type Markdown struct {
 	Width   int
 	Color   bool
@@ -38,7 +40,6 @@ const (
 	mdItalic
 	mdCode
 	mdLink
-	mdStrike
 )
 
 // span is a run of inline text in one style.
@@ -49,13 +50,104 @@ type span struct {
 
 // Render renders src. Text that is not markdown comes out as wrapped text.
 func (m Markdown) Render(src string) string {
-	source := []byte(src)
-	md := goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough))
-	doc := md.Parser().Parse(text.NewReader(source))
-	r := &mdRenderer{m: m, src: source, width: max(m.Width, 20)}
+	r := &mdRenderer{m: m, width: max(m.Width, 20)}
 	r.colours()
-	r.blocks(doc, "", "")
+	for i, part := range splitTables(src) {
+		if i > 0 {
+			r.out.WriteString("\n")
+		}
+		if part.table != nil {
+			r.table(part.table, "", "")
+			continue
+		}
+		r.src = []byte(part.text)
+		r.blocks(goldmark.New().Parser().Parse(text.NewReader(r.src)), "", "")
+	}
 	return strings.TrimRight(r.out.String(), "\n") + "\n"
+}
+
+// mdPart is a stretch of an answer: markdown, or a table found in it.
+type mdPart struct {
+	text  string
+	table [][]string // rows of cells, the header first
+}
+
+var tableRule = regexp.MustCompile(`^\s{0,3}\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$`)
+
+// splitTables cuts the GFM pipe tables out of src (a header row, a rule of
+// dashes, rows), outside fenced code.
+func splitTables(src string) []mdPart {
+	lines := strings.Split(src, "\n")
+	var parts []mdPart
+	var text []string
+	fence := ""
+	flush := func() {
+		if t := strings.Trim(strings.Join(text, "\n"), "\n"); t != "" {
+			parts = append(parts, mdPart{text: t})
+		}
+		text = nil
+	}
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		trimmed := strings.TrimSpace(l)
+		switch {
+		case fence != "":
+			if strings.HasPrefix(trimmed, fence) {
+				fence = ""
+			}
+		case strings.HasPrefix(trimmed, "```"), strings.HasPrefix(trimmed, "~~~"):
+			fence = trimmed[:3]
+		case strings.Contains(l, "|") && i+1 < len(lines) && strings.Contains(lines[i+1], "-") && tableRule.MatchString(lines[i+1]):
+			rows := [][]string{cells(l)}
+			i += 2
+			for ; i < len(lines) && strings.Contains(lines[i], "|") && strings.TrimSpace(lines[i]) != ""; i++ {
+				rows = append(rows, cells(lines[i]))
+			}
+			i--
+			flush()
+			parts = append(parts, mdPart{table: rows})
+			continue
+		}
+		text = append(text, l)
+	}
+	flush()
+	return parts
+}
+
+// cells splits a table row at its pipes (not at an escaped \|).
+func cells(row string) []string {
+	row = strings.TrimSpace(row)
+	row = strings.TrimPrefix(row, "|")
+	if strings.HasSuffix(row, "|") && !strings.HasSuffix(row, "\\|") {
+		row = row[:len(row)-1]
+	}
+	var out []string
+	var cur strings.Builder
+	for i := 0; i < len(row); i++ {
+		switch {
+		case row[i] == '\\' && i+1 < len(row) && row[i+1] == '|':
+			cur.WriteByte('|')
+			i++
+		case row[i] == '|':
+			out = append(out, strings.TrimSpace(cur.String()))
+			cur.Reset()
+		default:
+			cur.WriteByte(row[i])
+		}
+	}
+	return append(out, strings.TrimSpace(cur.String()))
+}
+
+// cellSpans is a table cell's inline markdown as styled spans.
+func (r *mdRenderer) cellSpans(cell string) []span {
+	src := r.src
+	defer func() { r.src = src }()
+	r.src = []byte(cell)
+	doc := goldmark.New().Parser().Parse(text.NewReader(r.src))
+	if p := doc.FirstChild(); p != nil {
+		return r.inline(p)
+	}
+	return nil
 }
 
 type mdRenderer struct {
@@ -64,7 +156,7 @@ type mdRenderer struct {
 	width int
 	out   bytes.Buffer
 
-	bold, italic, code, link, strike, heading, dim *color.Color
+	bold, italic, code, link, heading, dim *color.Color
 }
 
 func (r *mdRenderer) colours() {
@@ -79,7 +171,7 @@ func (r *mdRenderer) colours() {
 	}
 	r.bold, r.italic = mk(color.Bold), mk(color.Italic)
 	r.code, r.link = mk(color.FgCyan), mk(color.Underline)
-	r.strike, r.heading, r.dim = mk(color.CrossedOut), mk(color.Bold, color.FgCyan), mk(color.Faint)
+	r.heading, r.dim = mk(color.Bold, color.FgCyan), mk(color.Faint)
 }
 
 // blocks renders the block children of n; first prefixes the first line,
@@ -143,8 +235,6 @@ func (r *mdRenderer) block(n ast.Node, first, rest string) {
 			rule = "-"
 		}
 		r.out.WriteString(first + r.dim.Sprint(strings.Repeat(rule, max(3, min(40, r.width-width(first))))) + "\n")
-	case *east.Table:
-		r.table(n, first, rest)
 	case *ast.HTMLBlock:
 		var b strings.Builder
 		for i := 0; i < n.Lines().Len(); i++ {
@@ -208,12 +298,12 @@ func (r *mdRenderer) codeBlock(n ast.Node, first, rest string) {
 
 // table lays the cells out in aligned columns, shrinking the widest ones
 // (their cells wrap) when the table is wider than the terminal.
-func (r *mdRenderer) table(n *east.Table, first, rest string) {
+func (r *mdRenderer) table(table [][]string, first, rest string) {
 	var rows [][][]span
-	for row := n.FirstChild(); row != nil; row = row.NextSibling() {
+	for _, row := range table {
 		var cells [][]span
-		for cell := row.FirstChild(); cell != nil; cell = cell.NextSibling() {
-			cells = append(cells, r.inline(cell))
+		for _, cell := range row {
+			cells = append(cells, r.cellSpans(cell))
 		}
 		rows = append(rows, cells)
 	}
@@ -331,8 +421,6 @@ func (r *mdRenderer) inline(n ast.Node) []span {
 					s = mdBold
 				}
 				walk(c, style|s)
-			case *east.Strikethrough:
-				walk(c, style|mdStrike)
 			case *ast.Link:
 				before := len(out)
 				walk(c, style|mdLink)
@@ -467,8 +555,6 @@ func (r *mdRenderer) style(s span) string {
 		t = r.italic.Sprint(t)
 	case s.style&mdLink != 0:
 		t = r.link.Sprint(t)
-	case s.style&mdStrike != 0:
-		t = r.strike.Sprint(t)
 	}
 	return t
 }

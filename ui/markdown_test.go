@@ -64,3 +64,13 @@ func TestMarkdownWideTableShrinks(t *testing.T) {
 		t.Errorf("cells lost text:\n%s", got)
 	}
 }
+
+func TestMarkdownTablesOnlyOutsideCode(t *testing.T) {
+	t.Parallel()
+	src := "Before.\n\n```\n| a | b |\n|---|---|\n```\n\n| x \\| y | **z** |\n| :-- | --: |\n| 1 | 2 |\nAfter."
+	got := Markdown{Width: 60, Unicode: true}.Render(src)
+	want := "Before.\n\n  | a | b |\n  |---|---|\n\nx | y │ z\n──────┼──\n1     │ 2\n\nAfter.\n"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
