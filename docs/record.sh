@@ -20,7 +20,7 @@ record() {
 	printf 'module hello\n\ngo 1.22\n' > "$work/hello/go.mod"
 
 	tmux new-session -d -s devdemo -x "$width" -y 300 \
-	  "cd $work/hello && DEV_AGENT_HOME=$work/home LANG=C.UTF-8 TERM=xterm-256color $work/dev"
+	  "cd $work/hello && GOFLAGS=-count=1 DEV_AGENT_HOME=$work/home LANG=C.UTF-8 TERM=xterm-256color $work/dev"
 	tmux set-option -t devdemo remain-on-exit on
 	wait_for() { for _ in $(seq 300); do [ "$(tmux capture-pane -p -J -t devdemo -S - | grep -cF -- "$1")" -ge "${2:-1}" ] && return; sleep 0.1; done; echo "timed out waiting for: $1" >&2; exit 1; }
 	wait_for "Type /help for help."
