@@ -202,7 +202,7 @@ func TestInteractiveConversation(t *testing.T) {
 	}
 	// The history is kept per working directory (SPEC §17), in the config
 	// directory, and does not record the answer to ASK_USER.
-	files, _ := filepath.Glob(filepath.Join(w.home, "history", "*"))
+	files, _ := filepath.Glob(filepath.Join(w.home, "histories", "*"))
 	if len(files) != 1 {
 		t.Fatalf("history files %v, want one for the directory", files)
 	}

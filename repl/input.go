@@ -40,10 +40,11 @@ type lineReader interface {
 
 // historyPath is the file keeping the prompt's history for a working
 // directory: one file per directory, so that up-arrow brings back what was
-// asked here, not in another project.
+// asked here, not in another project. (The directory is not "history":
+// that was the one history file of earlier versions, left as it is.)
 func historyPath(configDir, dir string) string {
 	sum := sha256.Sum256([]byte(filepath.Clean(dir)))
-	return filepath.Join(configDir, "history", hex.EncodeToString(sum[:8]))
+	return filepath.Join(configDir, "histories", hex.EncodeToString(sum[:8]))
 }
 
 // newLineReader is a line editor when dev talks to a terminal, and plain

@@ -226,7 +226,7 @@ func TestTypedText(t *testing.T) {
 func TestHistoryPerDirectory(t *testing.T) {
 	t.Parallel()
 	a, b := historyPath("/c", "/p/one"), historyPath("/c", "/p/two")
-	if a == b || filepath.Dir(a) != filepath.Join("/c", "history") || historyPath("/c", "/p/one/") != a {
+	if a == b || filepath.Dir(a) != filepath.Join("/c", "histories") || historyPath("/c", "/p/one/") != a {
 		t.Errorf("%s %s", a, b)
 	}
 }

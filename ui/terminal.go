@@ -201,7 +201,7 @@ func (t *Terminal) Emit(e event.Event) {
 	case event.Retrying:
 		t.stopLive()
 		t.line(t.yellow.Sprintf("%s %s; retrying in %s (%d/%d)", t.sym.retry, textfmt.FirstLine(e.Message), e.Wait.Round(time.Second), e.Attempt, e.Max))
-		t.startLive(waitingModel) // the request goes out again after the wait
+		t.startLive(t.waiting()) // the request goes out again after the wait
 	case event.Compressing:
 		t.stopLive()
 		if t.level >= Verbose {
@@ -211,6 +211,9 @@ func (t *Terminal) Emit(e event.Event) {
 	case event.Compressed:
 		t.stopLive()
 		t.compressed(e)
+		if t.auditing {
+			t.startLive(auditing) // the audit goes on
+		}
 	case event.AuditStarted:
 		t.auditing = true
 		t.live.auditTool = ""
@@ -235,6 +238,15 @@ func (t *Terminal) Emit(e event.Event) {
 	case event.BackgroundExited:
 		t.backgroundExited(e)
 	}
+}
+
+// waiting is what the live part says while a request is out: the audit's
+// requests are part of the audit.
+func (t *Terminal) waiting() activity {
+	if t.auditing {
+		return auditing
+	}
+	return waitingModel
 }
 
 // streaming follows the reply as it comes: its tokens and its Thoughts for

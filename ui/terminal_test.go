@@ -291,3 +291,22 @@ func TestTailKeepsTheLastLines(t *testing.T) {
 		t.Errorf("tail %q", got)
 	}
 }
+
+// A retry or a compression during the audit does not make the live part
+// forget that the audit runs.
+func TestLiveAuditSurvivesRetriesAndCompression(t *testing.T) {
+	t.Parallel()
+	var buf syncBuffer
+	term := liveTerminal(&buf, true)
+	term.Emit(event.AuditStarted{})
+	term.Emit(event.Retrying{Message: "HTTP 500", Attempt: 1, Max: 3, Wait: time.Second})
+	term.Emit(event.Compressing{Agent: event.Auditor, Tokens: 900, Window: 1000})
+	term.Emit(event.Compressed{Agent: event.Auditor, TokensBefore: 900, TokensAfter: 100, Window: 1000})
+	got := buf.String()
+	if i := strings.LastIndex(got, "compressed the conversation"); i < 0 || !strings.Contains(got[i:], "Auditing the work...") {
+		t.Errorf("after a compression: %q", got)
+	}
+	if i := strings.Index(got, "retrying"); i < 0 || !strings.Contains(got[i:strings.Index(got, "Compressing")], "Auditing the work...") {
+		t.Errorf("after a retry: %q", got)
+	}
+}
