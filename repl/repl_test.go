@@ -81,9 +81,11 @@ func (s *script) restore()                          {}
 
 type noScreen struct{ boxes []string }
 
-func (*noScreen) Last() (ui.LastResult, bool) { return ui.LastResult{Title: "COMMAND ls", Output: "a\nb"}, true }
-func (*noScreen) Tasks([]parser.Task)         {}
-func (n *noScreen) Box(title, text string)    { n.boxes = append(n.boxes, title+":"+text) }
+func (*noScreen) Last() (ui.LastResult, bool) {
+	return ui.LastResult{Title: "COMMAND ls", Output: "a\nb"}, true
+}
+func (*noScreen) Tasks([]parser.Task)      {}
+func (n *noScreen) Box(title, text string) { n.boxes = append(n.boxes, title+":"+text) }
 
 type never struct{}
 
