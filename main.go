@@ -263,6 +263,7 @@ func (d *devCmd) root(c *cli.Context) error {
 		Dir: cwd, DirGiven: c.IsSet("cwd"),
 		Automated: automated, Resume: c.Bool("resume"), SessionID: c.String("session"), Prompt: prompt,
 		NoAudit: c.Bool("no-audit"), Sink: sink,
+		Live: d.streams.ErrTTY,
 	}
 	var conversation *repl.REPL
 	if !automated {

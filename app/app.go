@@ -63,6 +63,9 @@ type Options struct {
 	Sink event.Sink
 	// Ask puts ASK_USER's question to the user (interactive mode).
 	Ask func(ctx context.Context, question string) (string, error)
+	// Live: a renderer shows work as it happens (stderr is a terminal), so
+	// commands' output is passed on as it comes (event.CommandOutput).
+	Live bool
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
 }
@@ -406,6 +409,9 @@ func (a *App) warn(msg string) { a.sink.Emit(event.Warning{Message: msg}) }
 // hold the last lines the terminal shows, so that a command printing a
 // gigabyte is not copied again for the screen.
 func (a *App) liveOutput(agent event.Agent) func([]byte) {
+	if !a.opts.Live {
+		return nil // nobody watches: no copies for the screen
+	}
 	return func(p []byte) {
 		if len(p) > liveOutputTail {
 			p = p[len(p)-liveOutputTail:]

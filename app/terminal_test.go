@@ -236,8 +236,16 @@ func TestCompactNow(t *testing.T) {
 // A command's output reaches the renderers while it runs.
 func TestLiveCommandOutput(t *testing.T) {
 	w := newWorld(t)
-	w.srv.Script(reply("COMMAND", "echo live-line"), reply("DONE", "ok"))
+	w.srv.Script(reply("COMMAND", "echo unseen"), reply("DONE", "ok"))
 	a := w.open()
+	a.Run(context.Background(), "x")
+	if n := len(eventsOf[event.CommandOutput](w.rec)); n != 0 {
+		t.Errorf("%d output events with nobody watching", n)
+	}
+	a.Close()
+	w.opts.Live = true
+	w.srv.Script(reply("COMMAND", "echo live-line"), reply("DONE", "ok"))
+	a = w.open()
 	a.Run(context.Background(), "x")
 	var live strings.Builder
 	for _, e := range eventsOf[event.CommandOutput](w.rec) {
