@@ -120,7 +120,7 @@ func (r *REPL) Restore() { r.input.restore() }
 // answer interrupts the request, like Ctrl+C anywhere else while dev works.
 func (r *REPL) Ask(ctx context.Context, question string) (string, error) {
 	fmt.Fprintln(r.streams.Err, "\n"+strings.TrimSpace(question))
-	answer, err := r.input.ask("answer› ")
+	answer, err := r.input.ask("answer" + r.promptMark())
 	switch {
 	case errors.Is(err, errCtrlC):
 		r.interrupt()
@@ -145,7 +145,7 @@ func (r *REPL) Run(a App) error {
 		fmt.Fprintln(r.streams.Err, "Type /help for help.")
 	}
 	for !r.opts.Intr.Ending() {
-		text, err := r.input.read("› ")
+		text, err := r.input.read(r.promptMark())
 		switch {
 		case err == io.EOF:
 			fmt.Fprintln(r.streams.Err)
@@ -206,6 +206,14 @@ func (r *REPL) work(f func(ctx context.Context)) {
 	r.mu.Unlock()
 	cancel()
 	done()
+}
+
+// promptMark ends the prompt: "› ", or "> " where the locale is not UTF-8.
+func (r *REPL) promptMark() string {
+	if r.streams.Unicode {
+		return "› "
+	}
+	return "> "
 }
 
 // interrupt cancels the request running, as Ctrl+C does.

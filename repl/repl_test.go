@@ -232,3 +232,15 @@ func TestHistoryPerDirectory(t *testing.T) {
 		t.Errorf("%s %s", a, b)
 	}
 }
+
+func TestPromptIsASCIIWithoutUTF8(t *testing.T) {
+	t.Parallel()
+	for unicode, want := range map[bool]string{true: "› ", false: "> "} {
+		r, a, _, _ := newTestREPL(t, time.Millisecond, "/exit")
+		r.streams.Unicode = unicode
+		r.Run(a)
+		if got := r.input.(*script).prompts; len(got) != 1 || got[0] != want {
+			t.Errorf("unicode %v: prompts %q", unicode, got)
+		}
+	}
+}
