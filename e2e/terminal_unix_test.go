@@ -296,3 +296,40 @@ func TestTerminalLastThroughThePager(t *testing.T) {
 	term.key("\x04")
 	term.exitCode()
 }
+
+// Without a UTF-8 locale, at 60 columns, everything dev draws is ASCII and
+// fits the width.
+func TestTerminalASCIIAt60Columns(t *testing.T) {
+	w := newWorld(t, nil)
+	w.extra = append(w.extra, "LANG=C")
+	long := strings.Repeat("word ", 30)
+	w.srv.Script(llmtest.Response{Content: llmtest.Template("Thoughts that are long enough to wrap: "+long, "[~] count\n[ ] report",
+		llmtest.Call{Tool: "COMMAND", Input: "seq 1 30; echo " + long}),
+	}, done("| n | square |\n|---|---|\n| 2 | 4 |\n\n- "+long))
+	term := w.startTerminal(t.Context(), "--no-audit")
+	if err := pty.Setsize(term.pty, &pty.Winsize{Rows: 50, Cols: 60}); err != nil {
+		t.Fatal(err)
+	}
+	term.prompt("> ")
+	term.typeLine("count")
+	start := term.mark()
+	term.expect("ok done")
+	term.prompt("> ")
+	shown := term.since(start)
+	term.key("\x04")
+	term.exitCode()
+	for _, r := range shown {
+		if r > 127 {
+			t.Fatalf("non-ASCII %q on the screen:\n%s", r, shown)
+		}
+	}
+	for _, l := range strings.Split(ansi.ReplaceAllString(shown, ""), "\r\n") {
+		l = l[strings.LastIndex(l, "\r")+1:] // what a carriage return left visible
+		if len(l) > 60 && !strings.Contains(l, "> ") {
+			t.Errorf("a line of %d columns: %q", len(l), l)
+		}
+	}
+	if !strings.Contains(shown, "+- Tool: COMMAND") || !strings.Contains(shown, "n | square") {
+		t.Errorf("screen:\n%s", shown)
+	}
+}
