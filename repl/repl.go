@@ -151,12 +151,12 @@ func (r *REPL) Run(a App) error {
 			fmt.Fprintln(r.streams.Err)
 			return nil
 		case errors.Is(err, errCtrlC):
-			if now := r.opts.Now(); !r.lastCtrlC.IsZero() && now.Sub(r.lastCtrlC) <= doubleCtrlC {
+			now := r.opts.Now()
+			if !r.lastCtrlC.IsZero() && now.Sub(r.lastCtrlC) <= doubleCtrlC {
 				fmt.Fprintln(r.streams.Err)
 				return nil
-			} else {
-				r.lastCtrlC = now
 			}
+			r.lastCtrlC = now
 			fmt.Fprintln(r.streams.Err, "(press Ctrl+C again to exit, or Ctrl+D)")
 			continue
 		case err != nil:
