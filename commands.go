@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -16,6 +17,7 @@ import (
 	"github.com/devagent/dev/config"
 	"github.com/devagent/dev/mcp"
 	"github.com/devagent/dev/sessions"
+	"github.com/devagent/dev/textdist"
 	"github.com/devagent/dev/textfmt"
 	"github.com/devagent/dev/ui"
 	"github.com/devagent/dev/usage"
@@ -83,26 +85,37 @@ func (d *devCmd) sessionsList(c *cli.Context) error {
 	return ui.SessionTable(d.streams.Out, list, "")
 }
 
-// sessionsShow prints a readable transcript of one session.
+// sessionsShow prints one session's transcript as the terminal showed it;
+// --raw prints its stored messages, --json the file.
 func (d *devCmd) sessionsShow(c *cli.Context) error {
 	if c.NArg() != 1 {
-		return usagef("usage: dev sessions show <uuid>")
+		return usagef("usage: dev sessions show <id> (a unique prefix of 6 characters or more will do)")
 	}
 	store, err := d.sessionStore()
 	if err != nil {
 		return err
 	}
-	sess, err := store.Load(c.Args().First())
+	id, err := store.Resolve(c.Args().First())
+	if err != nil {
+		return err
+	}
+	sess, err := store.Load(id)
 	if err != nil {
 		return err
 	}
 	out := d.streams.Out
-	if c.Bool("json") {
+	switch {
+	case c.Bool("json"):
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(sess)
+	case c.Bool("raw"):
+		ui.Transcript(out, sess)
+	default:
+		ui.ShowSession(d.streams, sess)
 	}
-	ui.Transcript(out, sess)
+	fmt.Fprintln(out)
+	ui.UsageSummary(out, sess)
 	return nil
 }
 
@@ -116,8 +129,68 @@ func (d *devCmd) configPath(*cli.Context) error {
 	return nil
 }
 
+// configShow prints the effective settings and where each comes from,
+// the apiKey masked. It creates nothing.
+func (d *devCmd) configShow(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usagef("dev config show takes no arguments")
+	}
+	dir, err := config.Dir(config.Env(d.env))
+	if err != nil {
+		return err
+	}
+	settings, _, found, warnings, err := config.Explain(dir, config.Env(d.env), config.Flags{Profile: c.String("profile")})
+	if err != nil {
+		return err
+	}
+	for _, w := range warnings {
+		fmt.Fprintln(d.streams.Err, "dev: warning: "+w)
+	}
+	// The flags given before the command win, as they do for a run.
+	for i, s := range settings {
+		switch {
+		case s.Key == "model" && c.String("model") != "":
+			settings[i].Value, settings[i].Source = c.String("model"), "flag --model"
+		case s.Key == "audit" && c.Bool("no-audit"):
+			settings[i].Value, settings[i].Source = config.AuditOff, "flag --no-audit"
+		}
+	}
+	file := config.Path(dir)
+	if !found {
+		file += " (not created yet: defaults)"
+	}
+	fmt.Fprintln(d.streams.Out, "config file: "+file)
+	tw := tabwriter.NewWriter(d.streams.Out, 0, 0, 2, ' ', 0)
+	for _, s := range settings {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Key, s.Value, s.Source)
+	}
+	return tw.Flush()
+}
+
+// unknownSubcommand is the action of a command that only has subcommands:
+// anything else is a usage error naming the valid choices.
+func unknownSubcommand(parent string, choices ...string) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		valid := strings.Join(choices, ", ")
+		if c.NArg() == 0 {
+			return usagef("dev %s needs a command: %s", parent, valid)
+		}
+		typed := c.Args().First()
+		msg := fmt.Sprintf("dev %s: unknown command %q", parent, typed)
+		if close := textdist.Closest(choices, typed, 2); len(close) > 0 {
+			msg += "; did you mean " + strings.Join(close, " or ") + "?"
+		}
+		return usagef("%s (valid: %s)", msg, valid)
+	}
+}
+
 // configEdit opens config.json in the user's editor, creating it first.
-func (d *devCmd) configEdit(*cli.Context) error {
+func (d *devCmd) configEdit(c *cli.Context) error {
+	if c.NArg() > 0 {
+		if err := unknownSubcommand("config", "path", "show")(c); err != nil {
+			return usagef("%s; dev config alone opens the file in your editor", err)
+		}
+	}
 	dir, err := config.Dir(config.Env(d.env))
 	if err != nil {
 		return err

@@ -112,7 +112,7 @@ func exitCode(err error) int {
 	case errors.As(err, &usage), errors.As(err, &cfgErr),
 		errors.Is(err, sessions.ErrNotFound), errors.Is(err, sessions.ErrInUse),
 		errors.Is(err, sessions.ErrNoSession), errors.Is(err, sessions.ErrBadID), errors.Is(err, sessions.ErrCorrupt),
-		errors.Is(err, app.ErrSandbox):
+		errors.Is(err, sessions.ErrAmbiguous), errors.Is(err, app.ErrOtherDirectory), errors.Is(err, app.ErrSandbox):
 		return app.ExitUsage
 	case errors.Is(err, context.Canceled):
 		return app.ExitInterrupted
@@ -135,9 +135,9 @@ func newCLI(d *devCmd) *cli.App {
 		UsageText: `dev                          interactive session in the current directory
 dev -p "prompt"              automated run: no questions, exits when done
 dev --resume [-p "…"]        continue the last session used in this directory
-dev --session <uuid> [-p …]  continue (or create with that id) a specific session
+dev --session <id> [-p …]    continue (or create with that uuid) a specific session
 dev sessions list            sessions, newest first
-dev sessions show <uuid>     a readable transcript of a session
+dev sessions show <id>       a session's transcript, as the terminal shows it
 dev config                   open config.json in $VISUAL / $EDITOR
 dev config path              print the config file's path
 dev profiles                 the model profiles of config.json, the active one marked
@@ -146,7 +146,10 @@ dev checkpoints              the checkpoints of the last session here (--session
 dev diff [FROM [TO]]         what it changed: checkpoint FROM to TO (default: first to now)
 dev rewind N [--yes]         bring the directory and the session back to checkpoint N
 dev mcp                      the configured MCP servers, their state and tools
-dev doctor [--json]          check the model server and say what to change`,
+dev config show              the effective settings and where each comes from
+dev doctor [--json]          check the model server and say what to change
+
+A session id may be shortened to a unique prefix of 6 characters or more.`,
 		Description: "With -p, stdout carries only the final answer (or, with --json, one JSON\n" +
 			"object per event and line); progress, warnings and errors go to stderr.\n\n" + exitCodesHelp,
 		HideVersion:     true,
@@ -161,7 +164,7 @@ dev doctor [--json]          check the model server and say what to change`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "prompt", Aliases: []string{"p"}, Usage: "run `PROMPT` unattended and exit when done"},
 			&cli.BoolFlag{Name: "resume", Usage: "continue the last session used in this directory"},
-			&cli.StringFlag{Name: "session", Usage: "continue (or create with this id) the session `UUID`"},
+			&cli.StringFlag{Name: "session", Usage: "continue the session `ID` (a unique prefix will do), or create it with that uuid"},
 			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "use `MODEL` (overrides config and DEV_MODEL)"},
 			&cli.StringFlag{Name: "profile", Usage: "use the model profile `NAME` of config.json (overrides DEV_PROFILE)"},
 			&cli.StringFlag{Name: "approval", Usage: "what to ask before doing: `MODE` auto (nothing), edits (commands), ask (commands and file changes)"},
@@ -170,19 +173,23 @@ dev doctor [--json]          check the model server and say what to change`,
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "show full tool outputs and reasoning"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "one line per tool"},
 			&cli.BoolFlag{Name: "json", Usage: "print events as JSON lines on stdout"},
-			&cli.BoolFlag{Name: "no-audit", Usage: "accept DONE without the audit"},
+			&cli.BoolFlag{Name: "no-audit", Usage: "accept DONE without the audit (the audit setting: off)"},
 			&cli.BoolFlag{Name: "version", Usage: "print the version"},
 		},
 		Action: d.root,
 		Commands: append(d.checkpointCommands(), []*cli.Command{
 			{
-				Name:  "sessions",
-				Usage: "list and show sessions",
+				Name:   "sessions",
+				Usage:  "list and show sessions",
+				Action: unknownSubcommand("sessions", "list", "show"),
 				Subcommands: []*cli.Command{
 					{Name: "list", Usage: "sessions, newest first", Action: d.sessionsList,
 						Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print JSON"}}},
-					{Name: "show", Usage: "a readable transcript of session `UUID`", ArgsUsage: "<uuid>", Action: d.sessionsShow,
-						Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the raw session file"}}},
+					{Name: "show", Usage: "a session's transcript as the terminal shows it", ArgsUsage: "<id>", Action: d.sessionsShow,
+						Flags: []cli.Flag{
+							&cli.BoolFlag{Name: "raw", Usage: "print the stored messages"},
+							&cli.BoolFlag{Name: "json", Usage: "print the raw session file"},
+						}},
 				},
 			},
 			{
@@ -191,6 +198,8 @@ dev doctor [--json]          check the model server and say what to change`,
 				Action: d.configEdit,
 				Subcommands: []*cli.Command{
 					{Name: "path", Usage: "print the config file's path", Action: d.configPath},
+					{Name: "show", Usage: "the effective settings and where each comes from", Action: d.configShow,
+						Flags: []cli.Flag{&cli.StringFlag{Name: "profile", Usage: "as with the profile `NAME` active"}}},
 				},
 			},
 			d.doctorCommand(),
@@ -241,10 +250,13 @@ func (d *devCmd) root(c *cli.Context) error {
 	if !automated && c.Bool("json") {
 		return usagef("--json needs -p: it describes an automated run")
 	}
-	cfgDir, cfg, err := d.loadConfig(config.Flags{Profile: c.String("profile"), Model: c.String("model"),
-		Approval: c.String("approval"), Sandbox: c.String("sandbox")})
+	flags := config.Flags{Profile: c.String("profile"), Model: c.String("model"), Approval: c.String("approval"), Sandbox: c.String("sandbox")}
+	cfgDir, cfg, err := d.loadConfig(flags)
 	if err != nil {
 		return err
+	}
+	if c.Bool("no-audit") {
+		cfg.Audit = config.AuditOff
 	}
 	cwd, err := workingDir(c.String("cwd"))
 	if err != nil {
@@ -257,7 +269,25 @@ func (d *devCmd) root(c *cli.Context) error {
 	} else if c.Bool("verbose") {
 		level = ui.Verbose
 	}
-	var sink event.Sink = ui.NewTerminal(d.streams, level)
+	term := ui.NewTerminal(d.streams, level)
+	md := &ui.Markdown{Unicode: d.streams.Unicode}
+	switch {
+	case !automated:
+		// The answer comes once, on stdout, rendered when that is a
+		// terminal and as it is otherwise.
+		term.Interactive()
+		md.Color = d.streams.OutColor
+		if !d.streams.OutTTY {
+			md = nil
+		}
+		term.ShowAnswer(d.streams.Out, md)
+	case !d.streams.OutTTY && d.streams.ErrTTY && !c.Bool("json"):
+		// dev -p > file: stdout gets the raw answer, the terminal a
+		// readable one.
+		md.Color = d.streams.Color
+		term.ShowAnswer(d.streams.Err, md)
+	}
+	var sink event.Sink = term
 	if c.Bool("json") {
 		sink = event.Multi{ui.NewJSON(d.streams.Out), sink}
 	}
@@ -266,14 +296,22 @@ func (d *devCmd) root(c *cli.Context) error {
 		Dir: cwd, DirGiven: c.IsSet("cwd"),
 		Automated: automated, Resume: c.Bool("resume"), SessionID: c.String("session"), Prompt: prompt,
 		NoAudit: c.Bool("no-audit"), Sink: sink, Version: version,
+		Live: d.streams.ErrTTY,
+		Reload: func(profile string) (config.Config, error) {
+			f := flags
+			f.Profile = profile
+			cfg, _, err := config.Load(cfgDir, config.Env(d.env), f)
+			return cfg, err
+		},
 	}
 	if level == ui.Verbose {
 		opts.MCPStderr = d.streams.Err
 	}
 	var conversation *repl.REPL
 	if !automated {
-		conversation = repl.New(d.streams, cfgDir, d.intr)
+		conversation = repl.New(repl.Options{Streams: d.streams, ConfigDir: cfgDir, Intr: d.intr, Screen: term, Env: d.env})
 		opts.Ask = conversation.Ask
+		d.intr.onForce(conversation.Restore)
 	}
 	a, err := app.Open(opts)
 	if err != nil {

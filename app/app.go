@@ -61,12 +61,16 @@ type Options struct {
 	SessionID string
 	// Prompt is the request of a -p run: a new session's original prompt.
 	Prompt string
-	// NoAudit accepts DONE without an audit (--no-audit).
+	// NoAudit accepts DONE without an audit (--no-audit), whatever
+	// Config.Audit says.
 	NoAudit bool
 	// Sink receives every event of the run.
 	Sink event.Sink
 	// Ask puts ASK_USER's question to the user (interactive mode).
 	Ask func(ctx context.Context, question string) (string, error)
+	// Live: a renderer shows work as it happens (stderr is a terminal), so
+	// commands' output is passed on as it comes (event.CommandOutput).
+	Live bool
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
 	// MCPStderr, when set, receives what MCP servers print on stderr
@@ -74,11 +78,16 @@ type Options struct {
 	MCPStderr io.Writer
 	// Version is dev's, told to MCP servers.
 	Version string
+	// Reload reads the settings again with another profile (/profile);
+	// nil: profiles cannot be switched.
+	Reload func(profile string) (config.Config, error)
 }
 
 // App is one dev process's work in one session at a time.
 type App struct {
-	opts   Options
+	opts Options
+	sink event.Sink // opts.Sink
+	runClock
 	cfg    config.Config
 	store  *sessions.Store
 	client *llm.Client
@@ -112,6 +121,8 @@ type App struct {
 	held []heldSession
 
 	stopBackground func() // once
+
+	models []string // the server's, when it listed them at start
 }
 
 // Open opens the session to work in and wires the run. Its errors are the
@@ -125,17 +136,25 @@ func Open(o Options) (*App, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	a := &App{opts: o, cfg: o.Config, store: sessions.Open(o.ConfigDir, o.Now)}
-	a.client = llm.New(llm.Config{
-		BaseURL:     a.cfg.APIURL,
-		APIKey:      a.cfg.APIKey,
-		IdleTimeout: time.Duration(a.cfg.RequestTimeout) * time.Second,
-	})
+	if o.NoAudit {
+		o.Config.Audit = config.AuditOff
+	}
+	a := &App{opts: o, cfg: o.Config, store: sessions.Open(o.ConfigDir, o.Now), sink: o.Sink}
+	a.client = a.newClient()
 	// The server is asked for its context window now, and the answer
 	// awaited once the session is open: the probes' round trips overlap
 	// opening the session and building the system prompt.
 	discovery := make(chan llm.ServerInfo, 1)
 	go func() { discovery <- a.client.Discover(context.Background(), a.cfg.Model) }()
+	// In interactive mode the server is checked at the same time, so that
+	// a server that is down or lacks the model is said before the first
+	// prompt, not after the first request.
+	var check chan serverCheck
+	if !o.Automated {
+		check = make(chan serverCheck, 1)
+		go func() { check <- a.checkServer(context.Background()) }()
+	}
+
 	servers := make(chan *mcp.Set, 1)
 	go func() { servers <- a.connectMCP() }()
 	opened := false
@@ -157,6 +176,9 @@ func Open(o Options) (*App, error) {
 	}
 	sess, resumed, err := a.openSession()
 	if err != nil {
+		if check != nil {
+			<-check
+		}
 		return nil, err
 	}
 	if err := a.adopt(sess); err != nil {
@@ -169,10 +191,10 @@ func Open(o Options) (*App, error) {
 	a.openTimeline()
 	a.bg = bgproc.New(bgproc.Options{
 		OnStart: func(i bgproc.Info) {
-			a.opts.Sink.Emit(event.BackgroundStarted{ID: i.ID, Command: i.Command, PID: i.PID})
+			a.sink.Emit(event.BackgroundStarted{ID: i.ID, Command: i.Command, PID: i.PID})
 		},
 		OnExit: func(i bgproc.Info) {
-			a.opts.Sink.Emit(event.BackgroundExited{ID: i.ID, Command: i.Command, Status: i.Status.String(), ExitCode: i.ExitCode, Runtime: i.Runtime})
+			a.sink.Emit(event.BackgroundExited{ID: i.ID, Command: i.Command, Status: i.Status.String(), ExitCode: i.ExitCode, Runtime: i.Runtime})
 		},
 	})
 	a.stopBackground = sync.OnceFunc(a.shutdownBackground)
@@ -183,9 +205,22 @@ func Open(o Options) (*App, error) {
 		return nil, err
 	}
 	a.wire()
-	a.opts.Sink.Emit(sessionStarted(sess, resumed, a.tools))
-	a.learnWindow(<-discovery)
+	a.sink.Emit(sessionStarted(sess, resumed, a.tools))
+	info := <-discovery
+	a.learnWindow(info)
+	if check != nil {
+		a.reportServer(<-check, info)
+	}
 	return a, nil
+}
+
+// newClient is the model client of the settings.
+func (a *App) newClient() *llm.Client {
+	return llm.New(llm.Config{
+		BaseURL:     a.cfg.APIURL,
+		APIKey:      a.cfg.APIKey,
+		IdleTimeout: time.Duration(a.cfg.RequestTimeout) * time.Second,
+	})
 }
 
 // openSession finds the session to work in: the directory's last one with
@@ -193,6 +228,13 @@ func Open(o Options) (*App, error) {
 // or a new one.
 func (a *App) openSession() (sess *sessions.Session, resumed bool, err error) {
 	id := a.opts.SessionID
+	if id != "" {
+		// A unique prefix names a stored session; a whole id may name a
+		// new one.
+		if id, err = a.store.Resolve(id); err != nil {
+			return nil, false, err
+		}
+	}
 	if a.opts.Resume {
 		id, err = a.store.Last(a.opts.Dir)
 		if errors.Is(err, sessions.ErrNoSession) {
@@ -226,6 +268,7 @@ func (a *App) openSession() (sess *sessions.Session, resumed bool, err error) {
 
 // heldSession is a session this process opened.
 type heldSession struct {
+	id      string
 	release func()         // its lock
 	groups  *reaper.Reaper // the process groups its commands started
 }
@@ -234,6 +277,13 @@ type heldSession struct {
 // processes, with what a dead run of it left running stopped, and
 // remembered as its directory's last session.
 func (a *App) adopt(sess *sessions.Session) error {
+	for i, h := range a.held {
+		if h.id == sess.ID { // opened earlier by this process (/resume after /new)
+			a.held = append(append(a.held[:i:i], a.held[i+1:]...), h) // the one worked in comes last
+			a.sess = sess
+			return a.remember(sess)
+		}
+	}
 	release, err := a.store.Lock(sess.ID)
 	if err != nil {
 		return fmt.Errorf("session %s: %w", sess.ID, err)
@@ -245,10 +295,15 @@ func (a *App) adopt(sess *sessions.Session) error {
 		a.warn("stopping what an earlier run of this session left: " + err.Error())
 	}
 	if left > 0 {
-		a.opts.Sink.Emit(event.Notice{Message: fmt.Sprintf("stopped %d process groups or processes an earlier run of this session left running", left)})
+		a.sink.Emit(event.Notice{Message: fmt.Sprintf("stopped %d process groups or processes an earlier run of this session left running", left)})
 	}
 	a.sess = sess
-	a.held = append(a.held, heldSession{release: release, groups: groups})
+	a.held = append(a.held, heldSession{id: sess.ID, release: release, groups: groups})
+	return a.remember(sess)
+}
+
+// remember records sess as its directory's last session, for --resume.
+func (a *App) remember(sess *sessions.Session) error {
 	if err := a.store.Remember(sess.WorkingDirectory, sess.ID); err != nil {
 		a.warn("recording the session for --resume: " + err.Error())
 	}
@@ -268,7 +323,7 @@ func (a *App) wire() {
 		retries = cfg.MaxRetriesAutomated
 	}
 	model := &llm.Retrier{Streamer: a.client, Max: retries, OnRetry: func(r llm.Retry) {
-		a.opts.Sink.Emit(event.Retrying{Message: r.Err.Error(), Attempt: r.Attempt, Max: r.Max, Wait: r.Wait})
+		a.sink.Emit(event.Retrying{Message: r.Err.Error(), Attempt: r.Attempt, Max: r.Max, Wait: r.Wait})
 	}}
 	env := &tools.Env{
 		Dir:            a.sess.WorkingDirectory,
@@ -282,6 +337,7 @@ func (a *App) wire() {
 		Sandbox:        a.sandboxOrNil(),
 		Approve:        a.approve,
 		Groups:         a.groups(),
+		Live:           a.liveOutput(event.Worker),
 	}
 	thinking := thinkingOf(cfg.Thinking)
 	compactor := &compress.Summarizer{
@@ -298,7 +354,7 @@ func (a *App) wire() {
 		Tools:       registry,
 		Env:         env,
 		Store:       a.store,
-		Sink:        a.opts.Sink,
+		Sink:        a.sink,
 		Compactor:   compactor,
 		Window:      a.window,
 		Mask:        a.mask,
@@ -313,11 +369,12 @@ func (a *App) wire() {
 			MaxLoops:          cfg.MaxLoops,
 			MaxRetries:        retries,
 			MaxAuditFailures:  cfg.MaxAuditFailures,
+			AuditOnlyChanges:  cfg.Audit == config.AuditChanges,
 			CompressThreshold: cfg.CompressThreshold,
 			Now:               a.opts.Now,
 		},
 	}
-	if !a.opts.NoAudit {
+	if cfg.Audit != config.AuditOff {
 		a.loop.Auditor = &audit.Auditor{
 			Model:       model,
 			ModelName:   orModel(cfg.AuditModel, cfg.Model),
@@ -328,11 +385,11 @@ func (a *App) wire() {
 			// The auditor's commands run where the worker's do, but never
 			// ask and never go to the background.
 			Env: &tools.Env{Dir: env.Dir, CommandTimeout: env.CommandTimeout, OutputDir: env.OutputDir,
-				Deny: env.Deny, Sandbox: env.Sandbox, Groups: env.Groups},
+				Deny: env.Deny, Sandbox: env.Sandbox, Groups: env.Groups, Live: a.liveOutput(event.Auditor)},
 			Mask:              a.mask,
 			Commands:          cfg.AuditCommands,
 			MaxRetries:        retries,
-			Sink:              a.opts.Sink,
+			Sink:              a.sink,
 			Window:            a.window,
 			Compactor:         compactor,
 			CompressThreshold: cfg.CompressThreshold,
@@ -379,7 +436,7 @@ func (a *App) systemPrompt(registry *tools.Registry) string {
 // model and maxContextTokens. A server that does not say changes nothing.
 func (a *App) learnWindow(info llm.ServerInfo) {
 	a.window.Lower(info.Window)
-	a.opts.Sink.Emit(event.ContextWindow{Window: a.window.Size(), Configured: a.cfg.MaxContextTokens,
+	a.sink.Emit(event.ContextWindow{Window: a.window.Size(), Configured: a.cfg.MaxContextTokens,
 		Server: string(info.Kind), ServerWindow: info.Window, Source: info.Source})
 }
 
@@ -392,6 +449,7 @@ func sessionStarted(sess *sessions.Session, resumed bool, set tools.Set) event.S
 	}
 	e.LastRequest, e.LastAnswer = lastExchange(sess.History, set)
 	e.LastStatus = string(sess.Status)
+	e.LastReason = sess.StatusReason
 	e.Tasks = sess.TaskList
 	return e
 }
@@ -432,6 +490,12 @@ func (a *App) NewSession() error {
 		return err
 	}
 	sess.Profile = a.cfg.Profile
+	return a.switchTo(sess, false)
+}
+
+// switchTo makes sess the session worked in (/new, /resume): locked, with
+// its sandbox and checkpoints, and every part of the run wired to it.
+func (a *App) switchTo(sess *sessions.Session, resumed bool) error {
 	if err := a.adopt(sess); err != nil {
 		return err
 	}
@@ -440,7 +504,7 @@ func (a *App) NewSession() error {
 	}
 	a.openTimeline()
 	a.wire()
-	a.opts.Sink.Emit(sessionStarted(sess, false, a.tools))
+	a.sink.Emit(sessionStarted(sess, resumed, a.tools))
 	return nil
 }
 
@@ -485,7 +549,7 @@ func (a *App) shutdownBackground() {
 	if a.bg != nil {
 		for _, i := range a.bg.Shutdown() {
 			command := textfmt.Summary(i.Command, 200)
-			a.opts.Sink.Emit(event.BackgroundExited{ID: i.ID, Command: command, Status: event.StoppedOnExit, ExitCode: i.ExitCode, Runtime: i.Runtime})
+			a.sink.Emit(event.BackgroundExited{ID: i.ID, Command: command, Status: event.StoppedOnExit, ExitCode: i.ExitCode, Runtime: i.Runtime})
 		}
 	}
 	for _, h := range a.held {
@@ -493,4 +557,23 @@ func (a *App) shutdownBackground() {
 	}
 }
 
-func (a *App) warn(msg string) { a.opts.Sink.Emit(event.Warning{Message: msg}) }
+func (a *App) warn(msg string) { a.sink.Emit(event.Warning{Message: msg}) }
+
+// liveOutput passes what a foreground command prints to the renderers, as
+// it prints it: of each piece read, its last liveOutputTail bytes, which
+// hold the last lines the terminal shows, so that a command printing a
+// gigabyte is not copied again for the screen.
+func (a *App) liveOutput(agent event.Agent) func([]byte) {
+	if !a.opts.Live {
+		return nil // nobody watches: no copies for the screen
+	}
+	return func(p []byte) {
+		if len(p) > liveOutputTail {
+			p = p[len(p)-liveOutputTail:]
+		}
+		a.sink.Emit(event.CommandOutput{Agent: agent, Output: string(p)})
+	}
+}
+
+// liveOutputTail bounds each piece of live command output.
+const liveOutputTail = 4 << 10

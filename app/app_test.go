@@ -140,7 +140,10 @@ func TestExitCodes(t *testing.T) {
 		{name: "done", script: []llmtest.Response{reply("DONE", "ok")}, code: ExitOK},
 		{name: "server failure", script: []llmtest.Response{{Status: 401, Body: `{"error":{"message":"bad key"}}`}}, code: ExitFailure, failure: "refused the request (HTTP 401"},
 		{name: "audit failed", script: []llmtest.Response{reply("DONE", "ok"), reply("DONE", "Overall: FAIL\nno."), reply("DONE", "ok"), reply("DONE", "Overall: FAIL\nno.")},
-			setup: func(w *world) { w.opts.NoAudit, w.opts.Config.MaxAuditFailures = false, 2 }, code: ExitAudit, failure: "the audit failed 2 times in a row"},
+			// A pure answer is audited only with the policy "always" (SPEC §17).
+			setup: func(w *world) {
+				w.opts.NoAudit, w.opts.Config.MaxAuditFailures, w.opts.Config.Audit = false, 2, config.AuditAlways
+			}, code: ExitAudit, failure: "the audit failed 2 times in a row"},
 		{name: "max loops", script: loopForever, setup: func(w *world) { w.opts.Config.MaxLoops = 3 }, code: ExitMaxLoops, failure: "stopped after 3 steps"},
 		{name: "format", script: []llmtest.Response{{Content: "no"}, {Content: "no"}, {Content: "no"}}, code: ExitFormat, failure: "format dev cannot parse"},
 		{name: "interrupted", script: []llmtest.Response{reply("DONE", "ok")}, cancel: true, code: ExitInterrupted},

@@ -106,7 +106,7 @@ func (a *App) Request(typed string) (string, error) {
 func (a *App) attach(request string) string {
 	text, attached := mention.Expand(a.sess.WorkingDirectory, request)
 	for _, f := range attached {
-		a.opts.Sink.Emit(event.FileAttached{Path: f.Path, Lines: f.Lines, Binary: f.Binary})
+		a.sink.Emit(event.FileAttached{Path: f.Path, Lines: f.Lines, Binary: f.Binary})
 	}
 	return text
 }

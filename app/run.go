@@ -12,6 +12,7 @@ import (
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/loop"
 	"github.com/devagent/dev/step"
+	"github.com/devagent/dev/textfmt"
 	"github.com/devagent/dev/usage"
 )
 
@@ -37,6 +38,8 @@ type Result struct {
 // it. It emits the failure, if any, phrased with what to do about it, and
 // the result, always last.
 func (a *App) Run(ctx context.Context, request string) Result {
+	a.runFrom, a.runStarted = len(a.sess.Requests), a.opts.Now()
+	a.sess.StatusReason = ""
 	o := a.loop.Run(ctx, a.sess, a.attach(request))
 	if cost := usage.SessionCost(a.sess, a.cfg.Prices); cost != nil {
 		a.sess.Cost = cost
@@ -49,9 +52,14 @@ func (a *App) Run(ctx context.Context, request string) Result {
 	}
 	res := Result{Outcome: o, Code: exitCode(o)}
 	if msg := a.explain(o); msg != "" {
-		a.opts.Sink.Emit(event.Failure{Message: msg})
+		a.sink.Emit(event.Failure{Message: msg})
+		// Kept for --resume, which says how the last run ended.
+		a.sess.StatusReason = msg
+		if err := a.store.Save(a.sess); err != nil {
+			a.warn("saving the session: " + err.Error())
+		}
 	}
-	a.opts.Sink.Emit(event.Finished{
+	a.sink.Emit(event.Finished{
 		Status:       string(a.sess.Status),
 		ExitCode:     res.Code,
 		Summary:      strings.TrimSpace(o.Summary),
@@ -62,6 +70,8 @@ func (a *App) Run(ctx context.Context, request string) Result {
 		Audits:       o.Audits,
 		EarlyStops:   o.EarlyStops,
 		Cost:         a.sess.Cost,
+		Audit:        o.Audit,
+		Usage:        a.usage(o),
 	})
 	return res
 }
@@ -89,7 +99,7 @@ func (a *App) explain(o loop.Outcome) string {
 	cfgPath := config.Path(a.opts.ConfigDir)
 	switch o.Stop {
 	case loop.MaxLoops:
-		return fmt.Sprintf("stopped after %d steps without DONE (maxLoops in %s)", o.Loops, cfgPath)
+		return fmt.Sprintf("stopped after %s without DONE (maxLoops in %s)", textfmt.Count(o.Loops, "step"), cfgPath)
 	case loop.FormatFailed:
 		if errors.Is(o.Err, audit.ErrFormat) {
 			return "the auditor kept answering in a format dev cannot parse; set auditModel in " + cfgPath + " to a stronger model, or use --no-audit"
@@ -101,7 +111,16 @@ func (a *App) explain(o loop.Outcome) string {
 	case loop.Looping:
 		return "the model kept repeating the same step; stopped"
 	case loop.Failed:
-		return explainError(o.Err, a.cfg, cfgPath)
+		msg := explainError(o.Err, a.cfg, cfgPath)
+		var apiErr *llm.Error
+		if errors.As(o.Err, &apiErr) {
+			ctx, cancel := context.WithTimeout(context.Background(), llm.DiscoverTimeout)
+			defer cancel()
+			if v1 := a.withV1(ctx, apiErr); v1 != "" {
+				msg += fmt.Sprintf(". The server answers at %s: apiUrl lacks /v1. Fix: set apiUrl to %s in %s (or DEV_API_URL).", v1, v1, cfgPath)
+			}
+		}
+		return msg
 	}
 	return ""
 }

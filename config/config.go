@@ -19,6 +19,7 @@ type Config struct {
 	MaxLoops             int      `json:"maxLoops"`
 	MaxAuditFailures     int      `json:"maxAuditFailures"`
 	AuditCommands        []string `json:"auditCommands"`
+	Audit                string   `json:"audit"` // AuditChanges, AuditAlways or AuditOff
 	SessionRetentionDays int      `json:"sessionRetentionDays"`
 	Temperature          *float64 `json:"temperature,omitempty"`
 	MaxTokens            *int     `json:"maxTokens,omitempty"`
@@ -121,3 +122,15 @@ type Error struct {
 	Reason string
 	Err    error // underlying I/O error, nil for content problems
 }
+
+// The audit policies (the audit key).
+const (
+	// AuditChanges audits a DONE only when its request changed files or
+	// ran a command; a pure answer is accepted without an audit.
+	AuditChanges = "changes"
+	AuditAlways  = "always"
+	AuditOff     = "off"
+)
+
+// AuditPolicies are the values of the audit key, in the order help shows them.
+var AuditPolicies = []string{AuditChanges, AuditAlways, AuditOff}

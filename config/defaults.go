@@ -18,6 +18,7 @@ func Default() Config {
 		MaxLoops:               1000,
 		MaxAuditFailures:       5,
 		AuditCommands:          DefaultAuditCommands(),
+		Audit:                  AuditChanges,
 		SessionRetentionDays:   30,
 		Checkpoints:            true,
 		CheckpointMaxFileBytes: 10 << 20,

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -68,16 +69,24 @@ func Read(dir string, env Env, flags Flags) (cfg Config, found bool, warnings []
 // finish parses the file's data, lays the active profile over it, applies
 // the environment and the flags, and validates.
 func finish(path string, data []byte, env Env, flags Flags) (Config, []string, error) {
+	cfg, warnings, _, err := resolve(path, data, env, flags)
+	return cfg, warnings, err
+}
+
+// resolve is finish, saying also where each key's value comes from:
+// SourceDefault, SourceFile, "profile NAME", "environment VAR" or "flag
+// --name".
+func resolve(path string, data []byte, env Env, flags Flags) (Config, []string, map[string]string, error) {
 	f, err := parse(path, data)
 	if err != nil {
-		return Config{}, nil, err
+		return Config{}, nil, nil, err
 	}
 	if key, reason := validateProfiles(f.cfg.Profiles); key != "" {
-		return Config{}, nil, &Error{Path: path, Key: key, Reason: reason}
+		return Config{}, nil, nil, &Error{Path: path, Key: key, Reason: reason}
 	}
 	fromProfile, err := applyProfile(&f.cfg, path, env, flags)
 	if err != nil {
-		return Config{}, nil, err
+		return Config{}, nil, nil, err
 	}
 	sources := applyEnv(&f.cfg, env)
 	for _, flag := range []struct {
@@ -94,18 +103,40 @@ func finish(path string, data []byte, env Env, flags Flags) (Config, []string, e
 	}
 	if key, reason := validate(&f.cfg); key != "" {
 		if name, ok := sources[key]; ok {
-			return Config{}, nil, &Error{Path: name, Reason: reason}
+			return Config{}, nil, nil, &Error{Path: name, Reason: reason}
 		}
 		if _, ok := fromProfile[key]; ok {
-			return Config{}, nil, &Error{Path: path, Key: "profiles." + f.cfg.Profile + "." + key, Reason: reason}
+			return Config{}, nil, nil, &Error{Path: path, Key: "profiles." + f.cfg.Profile + "." + key, Reason: reason}
 		}
 		e := &Error{Path: path, Key: key, Reason: reason}
 		if off, ok := f.offsets[key]; ok {
 			e.Line, e.Column = position(f.data, off)
 		}
-		return Config{}, nil, e
+		return Config{}, nil, nil, e
 	}
-	return f.cfg, f.warnings, nil
+	origin := map[string]string{}
+	for _, key := range keys() {
+		switch {
+		case sources[key] != "" && strings.HasPrefix(sources[key], "--"):
+			origin[key] = "flag " + sources[key]
+		case sources[key] != "":
+			origin[key] = "environment " + sources[key]
+		case fromProfile[key]:
+			origin[key] = "profile " + f.cfg.Profile
+		default:
+			if _, inFile := f.offsets[key]; inFile {
+				origin[key] = SourceFile
+			} else {
+				origin[key] = SourceDefault
+			}
+		}
+	}
+	if flags.Profile != "" {
+		origin["profile"] = "flag --profile"
+	} else if strings.TrimSpace(env("DEV_PROFILE")) != "" {
+		origin["profile"] = "environment DEV_PROFILE"
+	}
+	return f.cfg, f.warnings, origin, nil
 }
 
 // defaultFile is the content of a newly created config.json: every key with
@@ -435,6 +466,8 @@ func validate(c *Config) (key, reason string) {
 		return "sessionRetentionDays", fmt.Sprintf("must be 0 (keep forever) or more, got %d", c.SessionRetentionDays)
 	case c.Temperature != nil && !(*c.Temperature >= 0 && *c.Temperature <= 2):
 		return "temperature", fmt.Sprintf("must be between 0 and 2, got %v", *c.Temperature)
+	case !slices.Contains(AuditPolicies, c.Audit):
+		return "audit", fmt.Sprintf("must be %s, got %q", strings.Join(quoted(AuditPolicies), ", "), c.Audit)
 	case c.MaxTokens != nil && *c.MaxTokens <= 0:
 		return "maxTokens", fmt.Sprintf("must be greater than 0, got %d", *c.MaxTokens)
 	}
@@ -518,4 +551,12 @@ func isHTTPURL(s string) bool {
 	}
 	scheme := strings.ToLower(u.Scheme)
 	return scheme == "http" || scheme == "https"
+}
+
+func quoted(words []string) []string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = fmt.Sprintf("%q", w)
+	}
+	return q
 }

@@ -337,6 +337,7 @@ func TestLoadValidation(t *testing.T) {
 		{`{"temperature": -0.1}`, "temperature", "must be between 0 and 2, got -0.1"},
 		{`{"maxTokens": 0}`, "maxTokens", "must be greater than 0, got 0"},
 		{`{"auditCommands": ["ls", " "]}`, "auditCommands", "entry 2 is empty (it would allow every command)"},
+		{`{"audit": "sometimes"}`, "audit", `must be "changes", "always", "off", got "sometimes"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.content, func(t *testing.T) {

@@ -55,7 +55,9 @@ func TestAuditFailThenPass(t *testing.T) {
 }
 
 func TestAuditAlwaysFailing(t *testing.T) {
-	w := newWorld(t, map[string]any{"maxAuditFailures": 2})
+	// A pure answer is audited only with audit "always" (SPEC §17; the
+	// default, "changes", skips it).
+	w := newWorld(t, map[string]any{"maxAuditFailures": 2, "audit": "always"})
 	for range 3 {
 		w.srv.Script(done("Done, honestly."), verdict("Overall: FAIL\nNothing was done."))
 	}
@@ -77,7 +79,7 @@ func TestAuditAlwaysFailing(t *testing.T) {
 }
 
 func TestAuditMissingVerdictFails(t *testing.T) {
-	w := newWorld(t, map[string]any{"maxAuditFailures": 1})
+	w := newWorld(t, map[string]any{"maxAuditFailures": 1, "audit": "always"})
 	w.srv.Script(done("Done."), verdict("Looks fine to me."), verdict("Really, it looks fine."))
 	r := w.run("-p", "x")
 	r.expect(t, 3)

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -199,9 +200,18 @@ func TestInteractiveConversation(t *testing.T) {
 	if s.Status != "complete" || s.OriginalPrompt != "name something" {
 		t.Errorf("session status %q prompt %q", s.Status, s.OriginalPrompt)
 	}
-	history, err := os.ReadFile(w.home + "/history")
+	// The history is kept per working directory (SPEC §17), in the config
+	// directory, and does not record the answer to ASK_USER.
+	files, _ := filepath.Glob(filepath.Join(w.home, "histories", "*"))
+	if len(files) != 1 {
+		t.Fatalf("history files %v, want one for the directory", files)
+	}
+	history, err := os.ReadFile(files[0])
 	if err != nil || !strings.Contains(string(history), "name something") || !strings.Contains(string(history), "and again") {
 		t.Errorf("the prompt history is not kept in the config directory: %v\n%s", err, history)
+	}
+	if strings.Contains(string(history), "Bob") {
+		t.Errorf("the answer to ASK_USER is in the history:\n%s", history)
 	}
 }
 
@@ -242,7 +252,10 @@ func TestInteractiveCtrlCDuringAStream(t *testing.T) {
 	}
 }
 
-func TestInteractiveCtrlCAtAnEmptyPromptLeaves(t *testing.T) {
+// Ctrl+C at an empty prompt asks for a second one, and only a second one
+// within 2 s leaves (SPEC §17; before, the first one left, so a double
+// Ctrl+C meant to interrupt a request ended dev).
+func TestInteractiveCtrlCTwiceAtAnEmptyPromptLeaves(t *testing.T) {
 	w := newWorld(t, nil)
 	term := w.startTerminal(t.Context())
 	term.prompt("› ")
@@ -252,7 +265,16 @@ func TestInteractiveCtrlCAtAnEmptyPromptLeaves(t *testing.T) {
 	}
 	term.key("\x03") // drops the line being typed
 	term.prompt("› ")
-	term.key("\x03") // at an empty prompt: leave
+	term.key("\x03") // at an empty prompt: asks for another
+	term.expect("press Ctrl+C again to exit")
+	term.prompt("› ")
+	term.typeLine("/help") // dev is still there
+	term.expect("/resume")
+	term.prompt("› ")
+	term.key("\x03")
+	term.expect("press Ctrl+C again to exit")
+	term.prompt("› ")
+	term.key("\x03") // the second, at once: leave
 	if code := term.exitCode(); code != 0 {
 		t.Fatalf("exit code %d", code)
 	}

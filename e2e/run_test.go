@@ -369,7 +369,8 @@ func TestSessionFlagCreatesThenContinues(t *testing.T) {
 }
 
 func TestJSONLines(t *testing.T) {
-	w := newWorld(t, nil)
+	// LIST_DIRECTORY changes nothing: the audit runs because it is "always".
+	w := newWorld(t, map[string]any{"audit": "always"})
 	w.srv.Script(
 		reply("Look.", "LIST_DIRECTORY", "."),
 		done("Listed."),
@@ -597,11 +598,25 @@ func TestSessionsCommands(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil || len(rows) != 1 || rows[0]["id"] != id || rows[0]["status"] != "complete" {
 		t.Errorf("sessions list --json: %v\n%s", err, r.stdout)
 	}
-	r = w.run("sessions", "show", id)
+	// --raw prints the stored messages (what sessions show printed before
+	// SPEC §17 made it render the transcript as the terminal does).
+	r = w.run("sessions", "show", "--raw", id)
 	r.expect(t, 0)
 	for _, want := range []string{"# Session " + id, "<user_request>\nlist the files please\n</user_request>", "## Tool Choice\nDONE", "Status: complete"} {
 		if !strings.Contains(r.stdout, want) {
+			t.Errorf("sessions show --raw lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	r = w.run("sessions", "show", id[:8])
+	r.expect(t, 0)
+	for _, want := range []string{"› list the files please", "Thoughts", "All done.", "Listed it.", "status complete"} {
+		if !strings.Contains(r.stdout, want) {
 			t.Errorf("sessions show lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	for _, raw := range []string{"<user_request>", "## Tool Choice", "\x1b["} {
+		if strings.Contains(r.stdout, raw) {
+			t.Errorf("sessions show prints %q, the stored protocol:\n%s", raw, r.stdout)
 		}
 	}
 	if r := w.run("sessions", "show", "3b241101-e2bb-4255-8caf-4136c566a962"); r.code != 2 {

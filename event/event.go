@@ -61,6 +61,7 @@ type SessionStarted struct {
 	LastRequest string
 	LastAnswer  string
 	LastStatus  string // the session's status when it was opened
+	LastReason  string // why its last run failed, when it did and it is known
 	Tasks       []parser.Task
 }
 
@@ -93,6 +94,30 @@ type Streaming struct {
 	Agent              Agent
 	Content, Reasoning string
 	Chunks             int // pieces received so far in this reply
+	// Tokens generated so far in this reply. Servers report their count
+	// only at the end of a stream, so while it streams this is an
+	// estimate from the characters received (Estimated).
+	Tokens    int
+	Estimated bool
+}
+
+// ReplyReceived: a model request ended with a whole reply; its tokens as
+// the server counted them, or estimated (Estimated) when it gave no count.
+type ReplyReceived struct {
+	Agent Agent
+	// Compression: the request summarised a conversation (compressModel).
+	Compression      bool
+	PromptTokens     int
+	CompletionTokens int
+	Estimated        bool
+}
+
+// CommandOutput is what a command running in the foreground printed, as it
+// printed it (stdout and stderr together). It is for the screen: of a large
+// piece only its end comes (the command's result has its whole output).
+type CommandOutput struct {
+	Agent  Agent
+	Output string
 }
 
 // ReplyParsed: a reply was accepted.
@@ -146,6 +171,7 @@ type Retrying struct {
 const (
 	ReasonThreshold = "threshold" // the estimate reached compressThreshold of the window
 	ReasonOverflow  = "overflow"  // the server rejected the request as too long
+	ReasonRequested = "requested" // the user asked for it (/compact)
 )
 
 // Compressing: a conversation is about to be summarised.
@@ -207,6 +233,37 @@ type Finished struct {
 	Audits       int
 	EarlyStops   int
 	Cost         *float64 // USD, when the prices of every model used are known
+	// Audit says what became of the accepted DONE's audit: AuditPassed,
+	// AuditSkipped (the audit policy is "changes" and the request changed
+	// nothing), AuditOff; "" when no DONE was accepted.
+	Audit string
+	// Usage is what the request cost: the status line after it.
+	Usage Usage
+}
+
+// What became of a DONE's audit (Finished.Audit).
+const (
+	AuditPassed  = "passed"
+	AuditSkipped = "skipped"
+	AuditOff     = "off"
+)
+
+// Usage is what one request (a run) used.
+type Usage struct {
+	Model string
+	Steps int // the worker's replies
+	// TokensIn and TokensOut are the prompt and completion tokens of every
+	// model request of the run: the worker's, the audit's, compression's.
+	TokensIn, TokensOut int
+	// Estimated: some of the counts are estimates (the server gave none).
+	Estimated bool
+	// ContextTokens is the worker's last prompt, of a ContextWindow-token
+	// window (0 when unknown).
+	ContextTokens, ContextWindow int
+	Elapsed                      time.Duration
+	// Cost in USD when the model's prices are known (CostKnown).
+	Cost      float64
+	CostKnown bool
 }
 
 // BackgroundStarted: a command outlived its timeout and goes on in the
@@ -235,6 +292,8 @@ func (ContextWindow) Name() string     { return "context" }
 func (FileAttached) Name() string      { return "attachment" }
 func (RequestStarted) Name() string    { return "request" }
 func (Streaming) Name() string         { return "streaming" }
+func (ReplyReceived) Name() string     { return "reply" }
+func (CommandOutput) Name() string     { return "tool_output" }
 func (ReplyParsed) Name() string       { return "response" }
 func (ToolStarted) Name() string       { return "tool_start" }
 func (ToolFinished) Name() string      { return "tool_result" }

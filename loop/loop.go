@@ -53,6 +53,10 @@ type Config struct {
 	RepeatLimit int
 	// MaxAuditFailures is how many failed audits in a row end the run.
 	MaxAuditFailures int
+	// AuditOnlyChanges audits a DONE only when its request changed files
+	// or ran a command (the audit policy "changes"); a pure answer is
+	// accepted as it is.
+	AuditOnlyChanges bool
 	// Now is the clock of audit and compression records; nil is time.Now.
 	Now func() time.Time
 
@@ -112,6 +116,9 @@ type Outcome struct {
 	FormatErrors int
 	Audits       int
 	EarlyStops   int // replies closed because the model began inventing a tool's result
+	// Audit is what became of the accepted DONE's audit, for Done:
+	// event.AuditPassed, AuditSkipped or AuditOff.
+	Audit string
 }
 
 // run is the state of one Run.

@@ -97,7 +97,7 @@ func (r *recorder) Emit(e event.Event) { r.events = append(r.events, e) }
 func (r *recorder) names() string {
 	var n []string
 	for _, e := range r.events {
-		if e.Name() != "streaming" {
+		if e.Name() != "streaming" && e.Name() != "reply" { // progress of a request
 			n = append(n, e.Name())
 		}
 	}

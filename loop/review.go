@@ -39,8 +39,11 @@ func (r *run) collectEvidence(results []tools.Result) {
 // the work goes on.
 func (r *run) review(ctx context.Context, resp parser.Response, results []tools.Result) (Outcome, bool) {
 	summary := results[len(results)-1].Output
-	if r.Auditor == nil {
-		return Outcome{Stop: Done, Summary: summary}, true
+	switch {
+	case r.Auditor == nil:
+		return Outcome{Stop: Done, Summary: summary, Audit: event.AuditOff}, true
+	case r.AuditOnlyChanges && !r.changed():
+		return Outcome{Stop: Done, Summary: summary, Audit: event.AuditSkipped}, true
 	}
 	r.emit(event.AuditStarted{})
 	res, err := r.Auditor.Audit(ctx, r.auditInput(summary))
@@ -62,7 +65,7 @@ func (r *run) review(ctx context.Context, resp parser.Response, results []tools.
 		Timestamp: r.now().UTC(), Steps: res.Steps, Verdict: string(res.Verdict), Feedback: res.Feedback})
 	r.emit(event.AuditFinished{Verdict: string(res.Verdict), Feedback: res.Feedback, Steps: res.Steps})
 	if res.Verdict == audit.Pass {
-		return Outcome{Stop: Done, Summary: summary}, true
+		return Outcome{Stop: Done, Summary: summary, Audit: event.AuditPassed}, true
 	}
 	r.auditFailures++
 	done := &results[len(results)-1]
@@ -73,6 +76,13 @@ func (r *run) review(ctx context.Context, resp parser.Response, results []tools.
 		return Outcome{Stop: AuditFailed}, true
 	}
 	return Outcome{}, false
+}
+
+// changed reports whether the request wrote files with the file tools or
+// ran a command (which may have changed anything): what the audit policy
+// "changes" audits.
+func (r *run) changed() bool {
+	return len(r.files) > 0 || len(r.commands) > 0
 }
 
 func (r *run) auditInput(summary string) audit.Input {

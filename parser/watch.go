@@ -7,7 +7,9 @@ import "strings"
 // once the content holds a complete template (a Tool Choice heading, then a
 // Tool Input heading), a line outside fenced code that starts with
 // <tool_result, or a heading named Result, Tool Result, Observation or
-// Output. Text inside <think> blocks never counts. Lines are judged once
+// Output. Text inside <think> blocks never counts, and neither does the
+// input of DONE, which has no result to invent: its summary may well have a
+// "## Result" heading. Lines are judged once
 // complete, and only their start is kept, so a reply of any length costs
 // linear time and constant memory. The zero value is ready.
 type InventionWatch struct {
@@ -18,6 +20,8 @@ type InventionWatch struct {
 	thinking  bool // inside a <think> block
 	choice    bool // a Tool Choice heading came (since the last reasoning)
 	input     bool // and a Tool Input heading after it
+	naming    bool // the line naming the chosen tool is still to come
+	done      bool // the tool chosen is DONE
 }
 
 // probeBytes of a line are enough to judge it: a heading, a fence, a tag.
@@ -73,14 +77,18 @@ func (w *InventionWatch) invented(line string) bool {
 		w.choice, w.input = false, false
 		return false
 	}
-	complete := w.choice && w.input
+	complete := w.choice && w.input && !w.done
 	if h, ok := atxHeading(line); ok {
-		switch classify(h.text).kind {
+		switch c := classify(h.text); c.kind {
 		case secToolChoice:
-			w.choice, w.input = true, false
+			w.choice, w.input, w.done = true, false, false
+			w.naming = c.rest == ""
+			if !w.naming {
+				w.done = isDone(c.rest)
+			}
 			return false
 		case secToolInput:
-			w.input = w.choice
+			w.input, w.naming = w.choice, false
 			return false
 		}
 		name := strings.ToLower(strings.Trim(h.text, "*_` \t:"))
@@ -91,5 +99,13 @@ func (w *InventionWatch) invented(line string) bool {
 		}
 		return false
 	}
+	if w.naming && strings.TrimSpace(line) != "" {
+		w.naming, w.done = false, isDone(line)
+	}
 	return complete && strings.HasPrefix(strings.TrimLeft(line, " \t"), "<tool_result")
+}
+
+// isDone reports whether a Tool Choice names DONE, however it is marked up.
+func isDone(name string) bool {
+	return strings.EqualFold(strings.Trim(strings.TrimSpace(name), "*_`'\""), "DONE")
 }

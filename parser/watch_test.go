@@ -35,6 +35,10 @@ func TestInventionWatch(t *testing.T) {
 		{"other headings are content", template + "## Notes\n## Outputs\n## Resulting file\n", ""},
 		{"a line that only mentions a tag", template + "see <tool_result> above\n", ""},
 		{"the last line without a newline is not judged", template + "## Observation", ""},
+		{"DONE's summary may have a Result heading", "# Agent Response\n## Tool Choice\nDONE\n\n## Tool Input\n## Result\n\nAdded it.\n## Output\nx\n", ""},
+		{"DONE in bold, inline", "## Tool Choice: **DONE**\n## Tool Input\n## Result\nok\n", ""},
+		{"a tool after DONE's template is watched again", "## Tool Choice\nDONE\n## Tool Input\n## Result\n## Tool Choice\nCOMMAND\n## Tool Input\nls\n## Output\nfake\n",
+			"## Tool Choice\nDONE\n## Tool Input\n## Result\n## Tool Choice\nCOMMAND\n## Tool Input\nls\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

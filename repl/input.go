@@ -2,65 +2,117 @@ package repl
 
 import (
 	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 
 	"github.com/reeflective/readline"
 
 	"github.com/devagent/dev/ui"
 )
 
-// errLeave: the user pressed Ctrl+C at an empty prompt, which leaves dev.
-var errLeave = errors.New("Ctrl+C at the prompt")
+// errCtrlC: Ctrl+C at an empty prompt (the REPL asks for a second one to
+// leave), or at a question (an interruption).
+var errCtrlC = errors.New("Ctrl+C at the prompt")
 
-// lineReader reads what the user types, one message at a time. read returns
-// io.EOF when the input ends (Ctrl+D) and errLeave for Ctrl+C at an empty
-// prompt.
+// lineReader reads what the user types, one message at a time.
 type lineReader interface {
+	// read returns a message, io.EOF when the input ends (Ctrl+D), or
+	// errCtrlC for Ctrl+C at an empty line. What was typed while dev
+	// worked is on the line already.
 	read(prompt string) (string, error)
+	// ask reads an answer: not kept in the history; any Ctrl+C is errCtrlC.
+	ask(prompt string) (string, error)
+	// useHistory keeps the messages in the file at path.
+	useHistory(path string)
+	// typeAhead on keeps what is typed while dev works, unseen, for the
+	// next prompt; off ends that.
+	typeAhead(on bool)
+	// restore gives the terminal back as it was.
+	restore()
+}
+
+// historyPath is the file keeping the prompt's history for a working
+// directory: one file per directory, so that up-arrow brings back what was
+// asked here, not in another project. (The directory is not "history":
+// that was the one history file of earlier versions, left as it is.)
+func historyPath(configDir, dir string) string {
+	sum := sha256.Sum256([]byte(filepath.Clean(dir)))
+	return filepath.Join(configDir, "histories", hex.EncodeToString(sum[:8]))
 }
 
 // newLineReader is a line editor when dev talks to a terminal, and plain
 // lines otherwise (a pipe, a script).
-func newLineReader(s *ui.Streams, historyFile string) lineReader {
+func newLineReader(s *ui.Streams, complete func(line string, cursor int) []string) lineReader {
 	if s.InTTY && s.OutTTY {
-		return newEditor(historyFile)
+		return newEditor(complete)
 	}
 	sc := bufio.NewScanner(s.In)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
 	return &plainReader{scanner: sc, out: s.Err}
 }
 
-// editor is the line editor: history kept in a file, Ctrl+R to search it,
-// pasted text kept whole (bracketed paste), and a line ending in `\`
-// continued on the next.
+// editor is the line editor (reeflective/readline): history in a file,
+// Ctrl+R to search it, Tab completion, pasted text kept whole (bracketed
+// paste), a line ending in `\` continued on the next, and type-ahead.
 type editor struct {
-	shell *readline.Shell
+	shell   *readline.Shell
+	history *pausable
+	ahead   typeahead
 }
 
-func newEditor(historyFile string) *editor {
+func newEditor(complete func(line string, cursor int) []string) *editor {
 	shell := readline.NewShell()
-	// A missing file is reported as an error, yet the source works and
-	// creates the file on the first line kept: history starts empty.
-	hist, _ := readline.NewHistoryFromFile(historyFile)
-	shell.History.Add("dev", hist)
+	// The terminal marks a paste, so that its newlines do not send it line
+	// by line: the library supports it, off by default.
+	_ = shell.Config.Set("enable-bracketed-paste", true)
 	shell.AcceptMultiline = func(line []rune) bool {
 		return !strings.HasSuffix(strings.TrimRight(string(line), " "), `\`)
 	}
 	shell.Prompt.Secondary(func() string { return "  " })
-	return &editor{shell: shell}
+	shell.Completer = func(line []rune, cursor int) readline.Completions {
+		values := complete(string(line), cursor)
+		if len(values) == 0 {
+			return readline.Completions{}
+		}
+		// A directory goes on without a space, so that Tab continues into it.
+		return readline.CompleteValues(values...).NoSpace('/')
+	}
+	e := &editor{shell: shell, history: &pausable{}}
+	e.ahead = newTypeahead()
+	return e
+}
+
+func (e *editor) useHistory(path string) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return // no history then; typing still works
+	}
+	// A missing file is reported as an error, yet the source works and
+	// creates the file on the first line kept: history starts empty.
+	src, _ := readline.NewHistoryFromFile(path)
+	e.history.src = src
+	e.shell.History.Delete()
+	e.shell.History.Add("dev", e.history)
 }
 
 func (e *editor) read(prompt string) (string, error) {
 	e.shell.Prompt.Primary(func() string { return prompt })
+	if typed := e.ahead.take(); typed != "" {
+		// As a paste: its newlines stay in the message, nothing is sent.
+		e.shell.Keys.Feed(false, []rune("\x1b[200~"+typed+"\x1b[201~")...)
+	}
 	for {
 		line, err := e.shell.Readline()
 		switch {
 		case errors.Is(err, readline.ErrInterrupt):
 			if strings.TrimSpace(line) == "" {
-				return "", errLeave
+				return "", errCtrlC
 			}
 			continue // Ctrl+C on a line being typed drops it, as shells do
 		case err != nil:
@@ -68,6 +120,64 @@ func (e *editor) read(prompt string) (string, error) {
 		}
 		return strings.ReplaceAll(line, "\\\n", "\n"), nil
 	}
+}
+
+func (e *editor) ask(prompt string) (string, error) {
+	resume := e.ahead.pause()
+	defer resume()
+	e.history.paused.Store(true)
+	defer e.history.paused.Store(false)
+	e.shell.Prompt.Primary(func() string { return prompt })
+	line, err := e.shell.Readline()
+	if errors.Is(err, readline.ErrInterrupt) {
+		return "", errCtrlC
+	}
+	return line, err
+}
+
+func (e *editor) typeAhead(on bool) {
+	if on {
+		e.ahead.start()
+	} else {
+		e.ahead.stop()
+	}
+}
+
+func (e *editor) restore() { e.ahead.stop() }
+
+// pausable is a history source that records nothing while paused: answers
+// to ASK_USER are not requests worth recalling.
+type pausable struct {
+	src    readline.History
+	paused atomic.Bool
+}
+
+func (p *pausable) Write(line string) (int, error) {
+	if p.paused.Load() || p.src == nil {
+		return p.Len(), nil
+	}
+	return p.src.Write(line)
+}
+
+func (p *pausable) GetLine(i int) (string, error) {
+	if p.src == nil {
+		return "", errors.New("no history")
+	}
+	return p.src.GetLine(i)
+}
+
+func (p *pausable) Len() int {
+	if p.src == nil {
+		return 0
+	}
+	return p.src.Len()
+}
+
+func (p *pausable) Dump() any {
+	if p.src == nil {
+		return nil
+	}
+	return p.src.Dump()
 }
 
 // plainReader reads lines from a pipe; a line ending in `\` continues on
@@ -99,3 +209,8 @@ func (p *plainReader) read(prompt string) (string, error) {
 		return strings.Join(append(parts, line), "\n"), nil
 	}
 }
+
+func (p *plainReader) ask(prompt string) (string, error) { return p.read(prompt) }
+func (p *plainReader) useHistory(string)                 {}
+func (p *plainReader) typeAhead(bool)                    {}
+func (p *plainReader) restore()                          {}

@@ -1,6 +1,7 @@
-// Package repl is dev's interactive mode: the prompt, its commands, and
-// each message run as a request until it is done. It reads what the user
-// types and prints the final answers; the run's progress is rendered from
+// Package repl is dev's interactive mode: the prompt (line editing, history
+// per directory, Tab completion, bracketed paste, type-ahead), its slash
+// commands, and each message run as a request until it is done. It reads
+// what the user types; the run's progress and its answer are rendered from
 // events by the renderers main chose.
 package repl
 
@@ -9,27 +10,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/devagent/dev/app"
-	"github.com/devagent/dev/loop"
 	"github.com/devagent/dev/parser"
+	"github.com/devagent/dev/sessions"
+	"github.com/devagent/dev/slashcmd"
+	"github.com/devagent/dev/tools"
 	"github.com/devagent/dev/ui"
 )
-
-const help = `Type a request and press Enter; dev works on it until it is done.
-End a line with \ to go on on the next line; pasted text is kept whole.
-Up and down walk through earlier requests; Ctrl+R searches them.
-  /tasks      show the task list
-  /sessions   list recent sessions
-  /new        start a new session in this directory
-  /NAME args  a command of yours, from .dev/commands/NAME.md (see the README)
-  !command    run a command here; its output is added to the conversation
-  @path       in a request, attaches the file
-  /exit       leave (or Ctrl+D, or Ctrl+C at an empty prompt)
-Ctrl+C during a request interrupts it and returns here; the session is saved.`
 
 // Interrupts gives each request a context that Ctrl+C cancels: main's one
 // path from signals to contexts.
@@ -42,124 +33,232 @@ type Interrupts interface {
 	Ending() bool
 }
 
+// App is what interactive mode asks of the application layer (an
+// *app.App).
+type App interface {
+	Run(ctx context.Context, request string) app.Result
+	Session() *sessions.Session
+	NewSession() error
+	Resume(id string) error
+	DirSessions() ([]*sessions.Session, error)
+	Model() string
+	SetModel(model string)
+	AuditPolicy() string
+	SetAudit(policy string) error
+	Compact(ctx context.Context) (bool, error)
+	// Shell runs the user's !command; its output joins the conversation.
+	Shell(ctx context.Context, command string) tools.Result
+	// Commands are the slash commands defined by files (reserved: the
+	// built-in names they may not take).
+	Commands(reserved []string) ([]slashcmd.Command, []string)
+	// Timeline is the session's checkpoints; nil when they are off.
+	Timeline() *app.Timeline
+	// Profile is the active profile ("" for none); SetProfile switches.
+	Profile() (name string, names []string)
+	SetProfile(name string) error
+}
+
+// Screen is what commands show through the terminal renderer (a
+// *ui.Terminal).
+type Screen interface {
+	Last() (ui.LastResult, bool)
+	Tasks(tasks []parser.Task)
+	Box(title, text string)
+}
+
+// Options are what a conversation needs besides the app.
+type Options struct {
+	Streams   *ui.Streams
+	ConfigDir string // keeps the prompt's history, per working directory
+	Intr      Interrupts
+	Screen    Screen
+	Env       ui.Env // $PAGER for /last
+	// Now is the clock (the double Ctrl+C); nil is time.Now.
+	Now func() time.Time
+}
+
 // REPL is one interactive conversation.
 type REPL struct {
-	streams *ui.Streams
-	intr    Interrupts
-	input   lineReader
-	app     *app.App
+	opts     Options
+	streams  *ui.Streams
+	input    lineReader
+	app      App
+	commands []Command
 
 	mu     sync.Mutex
 	cancel context.CancelFunc // of the request running, nil at the prompt
+
+	lastCtrlC time.Time // at an empty prompt
 }
 
-// historyFile keeps the requests typed at the prompt, in the config directory.
-const historyFile = "history"
+// doubleCtrlC is how soon a second Ctrl+C at an empty prompt must follow
+// the first to leave dev.
+const doubleCtrlC = 2 * time.Second
 
-// New prepares the conversation; configDir keeps what is typed at the
-// prompt. Ask is ready at once (the app needs it to open); Run needs the app.
-func New(streams *ui.Streams, configDir string, intr Interrupts) *REPL {
-	return &REPL{streams: streams, intr: intr, input: newLineReader(streams, filepath.Join(configDir, historyFile))}
+// New prepares the conversation. Ask is ready at once (the app needs it to
+// open); Run needs the app.
+func New(o Options) *REPL {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Env == nil {
+		o.Env = func(string) string { return "" }
+	}
+	r := &REPL{opts: o, streams: o.Streams}
+	r.commands = append(builtins(r), timelineCommands(r)...)
+	r.input = newLineReader(o.Streams, r.complete)
+	return r
 }
 
-// Ask puts ASK_USER's question to the user; the answer is the tool's result.
-// Ctrl+C instead of an answer interrupts the request, like Ctrl+C anywhere
-// else while dev works.
+// Add makes a slash command available at the prompt, in /help and to Tab
+// (e.g. /diff, /undo, /profile, or commands defined in files). A command
+// of the same name is replaced.
+func (r *REPL) Add(c Command) {
+	for i, old := range r.commands {
+		if old.Name == c.Name {
+			r.commands[i] = c
+			return
+		}
+	}
+	r.commands = append(r.commands, c)
+}
+
+// Restore gives the terminal back as it was (the type-ahead mode off): for
+// a dev that must exit now.
+func (r *REPL) Restore() { r.input.restore() }
+
+// Ask puts ASK_USER's question to the user; the answer is the tool's
+// result, and is not kept in the prompt's history. Ctrl+C instead of an
+// answer interrupts the request, like Ctrl+C anywhere else while dev works.
 func (r *REPL) Ask(ctx context.Context, question string) (string, error) {
 	fmt.Fprintln(r.streams.Err, "\n"+strings.TrimSpace(question))
-	answer, err := r.input.read("answer› ")
+	answer, err := r.input.ask("answer" + r.promptMark())
 	switch {
-	case errors.Is(err, errLeave):
+	case errors.Is(err, errCtrlC):
 		r.interrupt()
 		return "", context.Canceled
 	case err == io.EOF:
 		return "", errors.New("no answer: the input ended")
+	case err != nil:
+		return "", err
+	case ctx.Err() != nil:
+		return "", ctx.Err()
 	}
-	return answer, err
+	return answer, nil
 }
 
 // Run is the conversation with a: each message runs until it is done, then
 // the prompt returns. It ends when the user leaves.
-func (r *REPL) Run(a *app.App) error {
+func (r *REPL) Run(a App) error {
 	r.app = a
+	r.addFileCommands()
+	r.input.useHistory(historyPath(r.opts.ConfigDir, a.Session().WorkingDirectory))
+	defer r.input.restore()
 	if r.streams.InTTY {
 		fmt.Fprintln(r.streams.Err, "Type /help for help.")
 	}
-	for !r.intr.Ending() {
-		text, err := r.input.read("› ")
-		if err == io.EOF || errors.Is(err, errLeave) {
+	for !r.opts.Intr.Ending() {
+		text, err := r.input.read(r.promptMark())
+		switch {
+		case err == io.EOF:
 			fmt.Fprintln(r.streams.Err)
 			return nil
-		}
-		if err != nil {
+		case errors.Is(err, errCtrlC):
+			now := r.opts.Now()
+			if !r.lastCtrlC.IsZero() && now.Sub(r.lastCtrlC) <= doubleCtrlC {
+				fmt.Fprintln(r.streams.Err)
+				return nil
+			}
+			r.lastCtrlC = now
+			fmt.Fprintln(r.streams.Err, "(press Ctrl+C again to exit, or Ctrl+D)")
+			continue
+		case err != nil:
 			return fmt.Errorf("reading input: %w", err)
 		}
+		r.lastCtrlC = time.Time{}
 		text = strings.TrimSpace(text)
-		switch text {
-		case "":
-			continue
-		case "/exit", "/quit":
-			return nil
-		case "/help":
-			fmt.Fprintln(r.streams.Err, help)
-			continue
-		case "/tasks":
-			r.printTasks()
-			continue
-		case "/sessions":
-			if err := r.printSessions(); err != nil {
-				fmt.Fprintln(r.streams.Err, "dev: "+err.Error())
-			}
-			continue
-		case "/new":
-			if err := a.NewSession(); err != nil {
-				return err
-			}
+		if text == "" {
 			continue
 		}
 		if command, ok := strings.CutPrefix(text, "!"); ok {
 			r.shell(command)
 			continue
 		}
-		request, err := a.Request(text)
-		if err != nil {
-			fmt.Fprintf(r.streams.Err, "dev: %v; /help lists the built-in ones\n", err)
-			continue
+		if strings.HasPrefix(text, "/") {
+			request, err := r.command(text)
+			if errors.Is(err, errExit) {
+				return nil
+			}
+			if err != nil {
+				fmt.Fprintln(r.streams.Err, "dev: "+err.Error())
+			}
+			if request == "" {
+				continue
+			}
+			text = request
 		}
-		r.request(request)
+		r.request(text)
 	}
 	return nil
 }
 
-// request runs one message; Ctrl+C interrupts it and returns to the prompt.
+// request runs one message; Ctrl+C interrupts it and returns to the
+// prompt. What is typed meanwhile is kept for the next prompt.
 func (r *REPL) request(text string) {
-	ctx, done := r.intr.Work(context.Background())
+	r.work(func(ctx context.Context) { r.app.Run(ctx, text) })
+}
+
+// work runs f with a context Ctrl+C cancels, keeping what is typed meanwhile.
+func (r *REPL) work(f func(ctx context.Context)) {
+	ctx, done := r.opts.Intr.Work(context.Background())
 	ctx, cancel := context.WithCancel(ctx)
 	r.mu.Lock()
 	r.cancel = cancel
 	r.mu.Unlock()
-	res := r.app.Run(ctx, text)
+	r.input.typeAhead(true)
+	f(ctx)
+	r.input.typeAhead(false)
 	r.mu.Lock()
 	r.cancel = nil
 	r.mu.Unlock()
 	cancel()
 	done()
-	if res.Stop == loop.Done {
-		fmt.Fprintln(r.streams.Out, strings.TrimSpace(res.Summary))
+}
+
+// promptMark ends the prompt: "› ", or "> " where the locale is not UTF-8.
+func (r *REPL) promptMark() string {
+	if r.streams.Unicode {
+		return "› "
 	}
+	return "> "
 }
 
 // shell runs a command the user typed after "!", shows its output, and
 // leaves it in the conversation for the next request.
 func (r *REPL) shell(command string) {
 	if strings.TrimSpace(command) == "" {
-		fmt.Fprintln(r.streams.Err, "!command runs the command here and adds its output to the conversation")
+		r.say("!command runs the command here and adds its output to the conversation")
 		return
 	}
-	ctx, done := r.intr.Work(context.Background())
-	res := r.app.Shell(ctx, command)
-	done()
-	fmt.Fprintln(r.streams.Err, strings.TrimRight(res.Output, "\n"))
+	var res tools.Result
+	r.work(func(ctx context.Context) { res = r.app.Shell(ctx, command) })
+	r.say("%s", strings.TrimRight(res.Output, "\n"))
+}
+
+// addFileCommands makes the slash commands defined by files (SPEC §15)
+// commands of the prompt: /help lists them, Tab completes them, and each
+// sends its file's text as the request.
+func (r *REPL) addFileCommands() {
+	cmds, warnings := r.app.Commands(r.names())
+	for _, w := range warnings {
+		r.say("dev: warning: %s", w)
+	}
+	for _, c := range cmds {
+		r.Add(Command{Name: "/" + c.Name, Args: "[ARGS]", Help: c.Description, Run: func(arg string) (string, error) {
+			text, _, _ := slashcmd.Expand([]slashcmd.Command{c}, strings.TrimSpace("/"+c.Name+" "+arg))
+			return text, nil
+		}})
+	}
 }
 
 // interrupt cancels the request running, as Ctrl+C does.
@@ -169,26 +268,4 @@ func (r *REPL) interrupt() {
 	if r.cancel != nil {
 		r.cancel()
 	}
-}
-
-// printSessions lists the newest sessions, marking the current one.
-func (r *REPL) printSessions() error {
-	list, err := r.app.Store().List()
-	if err != nil {
-		return err
-	}
-	const shown = 10
-	if len(list) > shown {
-		list = list[:shown]
-	}
-	return ui.SessionTable(r.streams.Err, list, r.app.Session().ID)
-}
-
-func (r *REPL) printTasks() {
-	tasks := r.app.Session().TaskList
-	if len(tasks) == 0 {
-		fmt.Fprintln(r.streams.Err, "no tasks yet")
-		return
-	}
-	fmt.Fprintln(r.streams.Err, parser.TaskLines(tasks))
 }

@@ -72,13 +72,16 @@ type Request struct {
 
 // Session is one conversation with its state, as stored in <id>.json.
 type Session struct {
-	ID               string        `json:"id"`
-	CreatedAt        time.Time     `json:"createdAt"`
-	UpdatedAt        time.Time     `json:"updatedAt"`
-	WorkingDirectory string        `json:"workingDirectory"`
-	OriginalPrompt   string        `json:"originalPrompt"`
-	Model            string        `json:"model"`
-	Status           Status        `json:"status"`
+	ID               string    `json:"id"`
+	CreatedAt        time.Time `json:"createdAt"`
+	UpdatedAt        time.Time `json:"updatedAt"`
+	WorkingDirectory string    `json:"workingDirectory"`
+	OriginalPrompt   string    `json:"originalPrompt"`
+	Model            string    `json:"model"`
+	Status           Status    `json:"status"`
+	// StatusReason says why the last run failed (the message the user
+	// saw), so that --resume can tell; empty otherwise.
+	StatusReason     string        `json:"statusReason,omitempty"`
 	TaskList         []parser.Task `json:"taskList"`
 	History          []llm.Message `json:"history"`
 	TotalTokens      int           `json:"totalTokens"`

@@ -123,7 +123,7 @@ type Conversation struct {
 func (c *Conversation) Request(ctx context.Context, step int) (llm.Reply, error) {
 	for {
 		c.emit(event.RequestStarted{Agent: c.Agent, Step: step})
-		chunks := 0
+		chunks, chars := 0, 0
 		req := c.request()
 		c.lessThinking = false // it was for this one request
 		var watch parser.InventionWatch
@@ -133,9 +133,12 @@ func (c *Conversation) Request(ctx context.Context, step int) (llm.Reply, error)
 			cut = at
 			return found
 		}
+		prompt := c.est.Estimate(req.Messages) // before observe changes what it knows
 		reply, err := c.Model.Stream(ctx, req, func(d llm.Delta) {
 			chunks++
-			c.emit(event.Streaming{Agent: c.Agent, Content: d.Content, Reasoning: d.Reasoning, Chunks: chunks})
+			chars += len(d.Content) + len(d.Reasoning)
+			c.emit(event.Streaming{Agent: c.Agent, Content: d.Content, Reasoning: d.Reasoning, Chunks: chunks,
+				Tokens: compress.Tokens(chars), Estimated: true})
 		})
 		if err == nil && reply.Stopped {
 			c.stoppedEarly(&reply, cut)
@@ -148,6 +151,7 @@ func (c *Conversation) Request(ctx context.Context, step int) (llm.Reply, error)
 			c.observe(req.Messages, reply)
 			c.countTokens(reply)
 			c.record(c.purpose(), req, reply)
+			c.emit(received(c.Agent, reply.Usage, prompt, len(reply.Content)+len(reply.Reasoning)))
 			return reply, nil
 		}
 		var apiErr *llm.Error
@@ -158,6 +162,15 @@ func (c *Conversation) Request(ctx context.Context, step int) (llm.Reply, error)
 			return llm.Reply{}, err
 		}
 	}
+}
+
+// received is the ReplyReceived event of a reply: the server's count, or
+// the prompt's estimate and about four characters per generated token.
+func received(agent event.Agent, usage *llm.Usage, promptEstimate, replyChars int) event.ReplyReceived {
+	if usage != nil {
+		return event.ReplyReceived{Agent: agent, PromptTokens: usage.PromptTokens, CompletionTokens: usage.CompletionTokens}
+	}
+	return event.ReplyReceived{Agent: agent, PromptTokens: promptEstimate, CompletionTokens: compress.Tokens(replyChars), Estimated: true}
 }
 
 // request is the next chat request: the system prompt, then the history.

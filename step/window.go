@@ -156,6 +156,9 @@ func (c *Conversation) Compress(ctx context.Context, before int, reason string) 
 	for _, reply := range res.Replies {
 		c.record(sessions.PurposeCompress, llm.Request{Model: res.Model}, reply)
 	}
+	usage := received(c.Agent, res.Usage, before, len(res.Summary))
+	usage.Compression = true
+	c.emit(usage)
 	c.State.History = res.History
 	c.est.Reset()
 	after := c.estimate()

@@ -2,6 +2,11 @@
 // "did you mean" suggestions of config keys and file names.
 package textdist
 
+import (
+	"slices"
+	"strings"
+)
+
 // Distance is the optimal string alignment distance: insertions,
 // deletions, substitutions and transpositions of adjacent characters (the
 // commonest typo) each cost 1.
@@ -31,4 +36,32 @@ func Distance(a, b string) int {
 		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(rb)]
+}
+
+// Closest returns up to n of candidates, the likeliest meant by typed
+// first: those that contain it or that it starts ("/mod" for "/model"),
+// then by distance; candidates further than a third of their length away are
+// left out, so that nonsense suggests nothing.
+func Closest(candidates []string, typed string, n int) []string {
+	type ranked struct {
+		s string
+		d int
+	}
+	var keep []ranked
+	for _, c := range candidates {
+		d := Distance(c, typed)
+		switch {
+		case typed != "" && (strings.Contains(c, typed) || strings.HasPrefix(typed, c)):
+			d -= 1 << 20
+		case d > max(1, len([]rune(c))/3):
+			continue
+		}
+		keep = append(keep, ranked{c, d})
+	}
+	slices.SortStableFunc(keep, func(a, b ranked) int { return a.d - b.d })
+	out := make([]string, 0, min(n, len(keep)))
+	for _, r := range keep[:min(n, len(keep))] {
+		out = append(out, r.s)
+	}
+	return out
 }

@@ -1,6 +1,9 @@
 package textdist
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestDistance(t *testing.T) {
 	t.Parallel()
@@ -23,6 +26,31 @@ func TestDistance(t *testing.T) {
 		}
 		if got := Distance(tt.b, tt.a); got != tt.want {
 			t.Errorf("Distance(%q, %q) = %d, want %d (symmetric)", tt.b, tt.a, got, tt.want)
+		}
+	}
+}
+
+func TestClosest(t *testing.T) {
+	t.Parallel()
+	commands := []string{"/help", "/exit", "/tasks", "/new", "/clear", "/model", "/resume", "/sessions"}
+	for _, tt := range []struct {
+		typed string
+		want  string
+	}{
+		{"/hlep", "/help"},
+		{"/mod", "/model"},
+		{"/sesions", "/sessions"},
+		{"/resum", "/resume"},
+		{"/xyzzy", ""},
+		{"lst", "list"},
+	} {
+		cands := commands
+		if tt.typed == "lst" {
+			cands = []string{"list", "show"}
+		}
+		got := strings.Join(Closest(cands, tt.typed, 3), " ")
+		if got != tt.want {
+			t.Errorf("Closest(%q) = %q, want %q", tt.typed, got, tt.want)
 		}
 	}
 }

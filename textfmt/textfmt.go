@@ -7,6 +7,7 @@ package textfmt
 import (
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -79,4 +80,41 @@ func Thousands(n int64) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// Count writes a count for people, with separators and its noun: "1 step",
+// "1,247 tokens".
+func Count(n int, noun string) string {
+	word := strings.TrimPrefix(Plural(n, noun), strconv.Itoa(n))
+	return Thousands(int64(n)) + word
+}
+
+// Short writes a large count in a few characters: 987, 12.3k, 1.2M.
+func Short(n int) string {
+	switch {
+	case n < 10000 && n > -10000:
+		return Thousands(int64(n))
+	case n < 1000000 && n > -1000000:
+		return strconv.FormatFloat(float64(n)/1000, 'f', 1, 64) + "k"
+	}
+	return strconv.FormatFloat(float64(n)/1000000, 'f', 1, 64) + "M"
+}
+
+// Duration writes an elapsed time to the second: 14s, 2m05s, 1h02m.
+func Duration(d time.Duration) string {
+	s := int(d.Round(time.Second).Seconds())
+	switch {
+	case s < 60:
+		return strconv.Itoa(s) + "s"
+	case s < 3600:
+		return strconv.Itoa(s/60) + "m" + pad2(s%60) + "s"
+	}
+	return strconv.Itoa(s/3600) + "h" + pad2(s%3600/60) + "m"
+}
+
+func pad2(n int) string {
+	if n < 10 {
+		return "0" + strconv.Itoa(n)
+	}
+	return strconv.Itoa(n)
 }

@@ -1,6 +1,9 @@
 package textfmt
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func TestFirstLine(t *testing.T) {
 	t.Parallel()
@@ -79,6 +82,28 @@ func TestPluralAndThousands(t *testing.T) {
 	for got, want := range tests {
 		if got != want {
 			t.Errorf("got %q, want %q", got, want)
+		}
+	}
+}
+
+func TestCountShortDuration(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ got, want string }{
+		{Count(1, "step"), "1 step"},
+		{Count(1, "token"), "1 token"},
+		{Count(1247, "token"), "1,247 tokens"},
+		{Count(0, "entry"), "0 entries"},
+		{Short(987), "987"},
+		{Short(9999), "9,999"},
+		{Short(12345), "12.3k"},
+		{Short(1234567), "1.2M"},
+		{Duration(400 * time.Millisecond), "0s"},
+		{Duration(14 * time.Second), "14s"},
+		{Duration(125 * time.Second), "2m05s"},
+		{Duration(3720 * time.Second), "1h02m"},
+	} {
+		if tt.got != tt.want {
+			t.Errorf("got %q, want %q", tt.got, tt.want)
 		}
 	}
 }

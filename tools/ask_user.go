@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"github.com/devagent/dev/textfmt"
 	"strings"
@@ -35,6 +36,11 @@ func (t AskUserTool) Run(ctx context.Context, env *Env, input string) Result {
 		return r.fail("no user is available: this is an automated run. Make a reasonable assumption, state it in your Thoughts, and go on.")
 	}
 	answer, err := env.Ask(ctx, q)
+	if err != nil && (errors.Is(err, context.Canceled) || ctx.Err() != nil) {
+		// Ctrl+C instead of an answer: an interruption like any other, not
+		// a failure of the tool.
+		return r.fail("the user interrupted the request instead of answering.")
+	}
 	if err != nil {
 		return r.fail(fmt.Sprintf("the question could not be asked: %v.", err))
 	}

@@ -32,6 +32,12 @@ func TestAskUser(t *testing.T) {
 	if r = runTool(t, AskUserTool{}, failing, "Q?"); r.OK || r.Output != "Error: the question could not be asked: interrupted." {
 		t.Errorf("failing Ask: %q", r.Output)
 	}
+	interrupted := &Env{Interactive: true, Ask: func(context.Context, string) (string, error) {
+		return "", context.Canceled
+	}}
+	if r = runTool(t, AskUserTool{}, interrupted, "Q?"); r.OK || r.Output != "Error: the user interrupted the request instead of answering." {
+		t.Errorf("interrupted Ask: %q", r.Output)
+	}
 	empty := &Env{Interactive: true, Ask: func(context.Context, string) (string, error) { return "  ", nil }}
 	if r = runTool(t, AskUserTool{}, empty, "Q?"); !r.OK || r.Output != "(the user gave an empty answer)" {
 		t.Errorf("empty answer: %q", r.Output)

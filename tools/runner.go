@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -59,7 +60,7 @@ type job struct {
 // stderr into one bgproc output (so that their order is kept) mirrored to
 // out until the command is handed to the background. A sandbox, when
 // given, confines the process and everything it starts.
-func startProcess(dir string, j job, sandbox Sandbox, out *output) (*bgproc.Process, error) {
+func startProcess(dir string, j job, sandbox Sandbox, out io.Writer) (*bgproc.Process, error) {
 	cmd := shellCommand(j.command)
 	if j.argv != nil {
 		cmd = programCommand(j.argv)
@@ -93,11 +94,12 @@ type runner struct {
 	background Background // nil: commands past the timeout are stopped
 	sandbox    Sandbox    // nil: not confined
 	groups     Groups     // nil: not recorded
+	live       func([]byte)
 }
 
 func newRunner(env *Env) *runner {
 	r := &runner{env: env, dir: env.Dir, outputDir: env.OutputDir, timeout: env.CommandTimeout, grace: killGrace,
-		background: env.Background, sandbox: env.Sandbox, groups: env.Groups}
+		background: env.Background, sandbox: env.Sandbox, groups: env.Groups, live: env.Live}
 	if r.timeout <= 0 {
 		r.timeout = defaultCommandTimeout
 	}
@@ -134,7 +136,11 @@ func (r *runner) run(ctx context.Context, j job) Result {
 	if r.groups != nil {
 		j.env = append(j.env, r.groups.Env()...)
 	}
-	p, err := startProcess(r.dir, j, r.sandbox, out)
+	var mirror io.Writer = out
+	if r.live != nil {
+		mirror = io.MultiWriter(out, liveWriter(r.live))
+	}
+	p, err := startProcess(r.dir, j, r.sandbox, mirror)
 	if err != nil {
 		return res.fail(fmt.Sprintf("cannot start the command: %v.", err))
 	}
@@ -224,4 +230,13 @@ func seconds(d time.Duration) string {
 		return fmt.Sprintf("%d ms", d.Milliseconds())
 	}
 	return fmt.Sprintf("%d s", int(d.Round(time.Second).Seconds()))
+}
+
+// liveWriter passes a command's output to Env.Live; it never fails, so the
+// command's own record of its output never misses a byte.
+type liveWriter func([]byte)
+
+func (f liveWriter) Write(p []byte) (int, error) {
+	f(p)
+	return len(p), nil
 }

@@ -58,6 +58,12 @@ type Env struct {
 	// *reaper.Reaper), so that none outlives dev, not even when dev is
 	// killed. Nil: neither.
 	Groups Groups
+	// Live, when set, receives what a foreground command prints as it
+	// prints it (stdout and stderr, in order), until the command ends or
+	// moves to the background: the terminal shows it while it runs. It is
+	// called from the goroutine reading the command's output, so it must
+	// not block; the bytes are only valid during the call.
+	Live func(p []byte)
 }
 
 // Groups marks the processes of commands and records their groups.

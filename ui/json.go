@@ -117,6 +117,9 @@ type (
 		Audits       int      `json:"audits"`
 		EarlyStops   int      `json:"earlyStops"`
 		Cost         *float64 `json:"cost,omitempty"`
+		// Audit: what became of the DONE's audit (passed, skipped, off);
+		// left out when no DONE was accepted.
+		Audit string `json:"audit,omitempty"`
 	}
 	jsonBackgroundStart struct {
 		Type    string `json:"type"`
@@ -177,7 +180,7 @@ func jsonOf(e event.Event) (any, bool) {
 	case event.Failure:
 		return jsonMessage{e.Name(), e.Message}, true
 	case event.Finished:
-		return jsonResult{e.Name(), e.Status, e.ExitCode, e.Summary, e.SessionID, e.Loops, e.Tokens, e.FormatErrors, e.Audits, e.EarlyStops, e.Cost}, true
+		return jsonResult{e.Name(), e.Status, e.ExitCode, e.Summary, e.SessionID, e.Loops, e.Tokens, e.FormatErrors, e.Audits, e.EarlyStops, e.Cost, e.Audit}, true
 	case event.BackgroundStarted:
 		return jsonBackgroundStart{e.Name(), e.ID, e.Command, e.PID}, true
 	case event.BackgroundExited:

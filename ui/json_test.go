@@ -27,10 +27,12 @@ func everyEvent() []event.Event {
 		event.ContextWindow{Window: 4096, Configured: 131072, Server: "llama.cpp", ServerWindow: 4096, Source: "GET /props"},
 		event.FileAttached{Path: "notes.md", Lines: 12},
 		event.RequestStarted{Agent: event.Worker, Step: 1},
-		event.Streaming{Agent: event.Worker, Content: "# Agent", Reasoning: "hmm", Chunks: 1},
+		event.Streaming{Agent: event.Worker, Content: "# Agent", Reasoning: "hmm", Chunks: 1, Tokens: 3, Estimated: true},
+		event.ReplyReceived{Agent: event.Worker, PromptTokens: 1200, CompletionTokens: 80}, // progress: no --json form
 		event.ReplyParsed{Agent: event.Worker, Step: 1, Response: protocol.Response{Thoughts: "Read it.", Reasoning: "hidden",
 			HasTaskList: true, Tasks: tasks, Tools: []protocol.ToolCall{{Name: "READ_FILE", Input: "\"main.go\" 1-5"}}}},
 		event.ToolStarted{Agent: event.Worker, Tool: "READ_FILE", Input: "\"main.go\" 1-5"},
+		event.CommandOutput{Agent: event.Worker, Output: "live\n"}, // progress: no --json form
 		event.ToolFinished{Agent: event.Worker, Input: "\"main.go\" 1-5", Result: tools.Result{Tool: "READ_FILE", Summary: "main.go 1-5", OK: true,
 			Output: "main.go (2 lines)\npackage main\n", Files: []string{"ignored"}},
 			Files: []event.FileChange{{Path: "main.go", Change: "modified", Diff: "not in --json"}}},
@@ -43,7 +45,8 @@ func everyEvent() []event.Event {
 		event.Warning{Message: "careful"},
 		event.Notice{Message: "stopped 2 process groups or processes an earlier run of this session left running"},
 		event.Failure{Message: "the server went away"},
-		event.Finished{Status: "failed", ExitCode: 1, Summary: "", SessionID: "0b6c2a9e-4b7d-4e8a-9c3f-2d5e8b1a7c40", Loops: 3, Tokens: 1234, FormatErrors: 1, Audits: 1, EarlyStops: 1, Cost: &cost},
+		event.Finished{Status: "failed", ExitCode: 1, Summary: "", SessionID: "0b6c2a9e-4b7d-4e8a-9c3f-2d5e8b1a7c40", Loops: 3, Tokens: 1234, FormatErrors: 1, Audits: 1,
+			EarlyStops: 1, Cost: &cost, Audit: event.AuditSkipped, Usage: event.Usage{Model: "m", Steps: 3, TokensIn: 1200, TokensOut: 80}},
 		event.BackgroundStarted{ID: "proc_ab12cd", Command: "npm run dev", PID: 4242},
 		event.BackgroundExited{ID: "proc_ab12cd", Command: "npm run dev", Status: "killed", ExitCode: -1, Runtime: 2500 * time.Millisecond},
 	}

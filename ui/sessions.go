@@ -8,7 +8,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/sessions"
 	"github.com/devagent/dev/textfmt"
 )
@@ -116,20 +115,5 @@ func UsageSummary(w io.Writer, sess *sessions.Session) {
 // seconds writes milliseconds as seconds with one decimal.
 func seconds(ms int64) string { return fmt.Sprintf("%.1f s", float64(ms)/1000) }
 
-// Transcript writes a session as a readable document: its facts, its task
-// list, then every message of its history.
-func Transcript(w io.Writer, sess *sessions.Session) {
-	fmt.Fprintf(w, "# Session %s\n\n", sess.ID)
-	fmt.Fprintf(w, "- Directory: %s\n- Model: %s\n- Status: %s\n- Created: %s\n- Updated: %s\n- Tokens: %d\n\n",
-		sess.WorkingDirectory, sess.Model, sess.Status,
-		sess.CreatedAt.Format(time.RFC3339), sess.UpdatedAt.Format(time.RFC3339), sess.TotalTokens)
-	if len(sess.TaskList) > 0 {
-		fmt.Fprintln(w, "## Task list")
-		fmt.Fprintln(w, parser.TaskLines(sess.TaskList))
-		fmt.Fprintln(w)
-	}
-	for i, m := range sess.History {
-		fmt.Fprintf(w, "## %d. %s\n\n%s\n\n", i+1, m.Role, strings.TrimSpace(m.Content))
-	}
-	UsageSummary(w, sess)
-}
+// timeLayout writes the times of a raw transcript.
+const timeLayout = time.RFC3339

@@ -26,7 +26,23 @@ type Streams struct {
 	Color                 bool // colour on stderr
 	OutColor              bool // colour on stdout (a command's own output, e.g. dev doctor's report)
 	Unicode               bool // the locale can show box-drawing and braille characters
-	Width                 int  // of the terminal on stderr; 80 when unknown
+	Width                 int  // of the terminal on stderr when dev started; 80 when unknown
+	// WidthNow is the width of the terminal on stderr now: it follows a
+	// resize. Nil: Width.
+	WidthNow func() int
+}
+
+// TermWidth is the width to draw at now: the terminal's, after any resize.
+func (s *Streams) TermWidth() int {
+	if s.WidthNow != nil {
+		if w := s.WidthNow(); w > 0 {
+			return w
+		}
+	}
+	if s.Width > 0 {
+		return s.Width
+	}
+	return 80
 }
 
 // Env looks up an environment variable.
@@ -43,6 +59,7 @@ func System(env Env) *Streams {
 		if w, _, err := term.GetSize(int(os.Stderr.Fd())); err == nil && w > 0 {
 			s.Width = w
 		}
+		s.WidthNow = watchWidth(int(os.Stderr.Fd()), s.Width)
 	}
 	_, noColor := lookup(env, "NO_COLOR")
 	s.Color = s.ErrTTY && !noColor && env("TERM") != "dumb"

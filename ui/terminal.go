@@ -5,12 +5,11 @@ import (
 	"io"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
-	"github.com/briandowns/spinner"
 	"github.com/fatih/color"
+	"github.com/rivo/uniseg"
 
 	"github.com/devagent/dev/audit"
 	"github.com/devagent/dev/event"
@@ -25,60 +24,75 @@ type Verbosity int
 // Verbosity levels.
 const (
 	Quiet   Verbosity = -1 // one line per tool
-	Normal  Verbosity = 0  // boxes: thoughts, task list, tool, a truncated result
+	Normal  Verbosity = 0  // boxes: thoughts, task list, tool, a shortened result
 	Verbose Verbosity = 1  // also reasoning, whole inputs and results
 )
 
 // symbols used by the renderer, with ASCII fallbacks.
 type symbols struct {
-	tool, ok, fail, warn, retry, arrow, ellipsis, compress, background string
+	tool, ok, fail, warn, retry, arrow, ellipsis, compress, background, dot string
 }
 
 var (
-	unicodeSymbols = symbols{"▸", "✓", "✗", "!", "↻", "→", "…", "↓", "◇"}
-	asciiSymbols   = symbols{">", "ok", "x", "!", "~", "->", "...", "v", "*"}
+	unicodeSymbols = symbols{"▸", "✓", "✗", "!", "↻", "→", "…", "↓", "◇", "·"}
+	asciiSymbols   = symbols{">", "ok", "x", "!", "~", "->", "...", "v", "*", "|"}
 )
 
-// Terminal renders events as concise progress on stderr. It is safe for
-// concurrent use: background processes report from their own goroutines.
+// Terminal renders events as progress on stderr: boxes for what the model
+// said and did, a live part while dev waits (see live.go), a status line
+// after each request. It is safe for concurrent use: background processes
+// and command output report from their own goroutines.
 type Terminal struct {
-	emitMu    sync.Mutex // one event at a time
-	w         io.Writer
-	level     Verbosity
-	width     int
-	sym       symbols
-	frame     frame
-	spin      *spinner.Spinner // nil when stderr is not a terminal
-	dim       *color.Color
-	bold      *color.Color
-	toolC     *color.Color
-	red       *color.Color
-	green     *color.Color
-	yellow    *color.Color
-	cyan      *color.Color
-	mu        sync.Mutex // guards the fields below against the spinner's goroutine
-	started   time.Time
-	chunks    atomic.Int64
-	auditing  bool   // the spinner waits for the auditor
-	auditTool string // what the auditor runs now, for the spinner
-	label     string // what else the spinner waits for (compression), "" for a reply
-	tasks     string // the last task list shown, to show only changes
+	mu      sync.Mutex // one event or one redraw at a time; guards all below
+	w       io.Writer
+	level   Verbosity
+	width   int        // of the terminal, read again at every event
+	widthOf func() int // the terminal's width now: it follows a resize
+	sym     symbols
+	frame   frame
+	tty     bool // stderr is a terminal: a live part is shown
+	escapes bool // escape codes may be written (colour, cursor moves)
+	dim     *color.Color
+	bold    *color.Color
+	toolC   *color.Color
+	red     *color.Color
+	green   *color.Color
+	yellow  *color.Color
+	cyan    *color.Color
+
+	answer      io.Writer // where the final answer is rendered; nil: not at all
+	markdown    *Markdown // how; nil: as it is
+	interactive bool      // a conversation: the prompt comes back after each request
+
+	live     liveState
+	auditing bool   // the audit runs: its own steps are not boxed
+	tasks    string // the task list last shown, to show only changes
+	shown    []parser.Task
+	last     LastResult
 }
 
-// Lines of a tool's input and result shown in normal mode; --verbose shows all.
+// LastResult is the last tool result shown, in full, for /last.
+type LastResult struct {
+	Title  string // the tool and its input in one line
+	Output string
+}
+
+// Lines of a tool's input and result shown in normal mode, counted on the
+// screen after wrapping; --verbose shows all. A long result keeps its first
+// and its last lines: errors are usually at the end.
 const (
 	inputLines  = 4
-	resultLines = 8
+	resultHead  = 4
+	resultTail  = 5
+	resumeLines = 8
 )
 
 // NewTerminal returns a renderer writing to s.Err.
 func NewTerminal(s *Streams, level Verbosity) *Terminal {
-	t := &Terminal{w: s.Err, level: level, width: s.Width, sym: asciiSymbols, frame: asciiFrame}
+	t := &Terminal{w: s.Err, level: level, width: s.TermWidth(), widthOf: s.TermWidth, sym: asciiSymbols, frame: asciiFrame,
+		tty: s.ErrTTY, escapes: s.Color}
 	if s.Unicode {
 		t.sym, t.frame = unicodeSymbols, unicodeFrame
-	}
-	if t.width <= 0 {
-		t.width = 80
 	}
 	mk := func(attrs ...color.Attribute) *color.Color {
 		c := color.New(attrs...)
@@ -92,60 +106,70 @@ func NewTerminal(s *Streams, level Verbosity) *Terminal {
 	t.dim, t.bold = mk(color.Faint), mk(color.Bold)
 	t.toolC = mk(color.Bold, color.FgYellow)
 	t.red, t.green, t.yellow, t.cyan = mk(color.FgRed), mk(color.FgGreen), mk(color.FgYellow), mk(color.FgCyan)
-	if s.ErrTTY {
-		charset := spinner.CharSets[14] // braille dots
-		if !s.Unicode {
-			charset = spinner.CharSets[9] // | / - \
-		}
-		t.spin = spinner.New(charset, 100*time.Millisecond, spinner.WithWriter(s.Err))
-		t.spin.PreUpdate = func(sp *spinner.Spinner) { sp.Suffix = t.spinnerText() }
-	}
 	return t
 }
 
-// spinnerText shows elapsed time while the server works on the prompt, then
-// a live token count once the reply streams.
-func (t *Terminal) spinnerText() string {
+// ShowAnswer makes the renderer show each accepted DONE's summary, once,
+// on w (interactive mode: stdout), rendered as markdown when md is set.
+// Without it the summary is the caller's to print (dev -p prints it raw).
+func (t *Terminal) ShowAnswer(w io.Writer, md *Markdown) {
 	t.mu.Lock()
-	started, auditing, label, auditTool := t.started, t.auditing, t.label, t.auditTool
-	t.mu.Unlock()
-	secs := int(time.Since(started).Seconds())
-	n := t.chunks.Load()
-	if auditing {
-		if auditTool != "" {
-			return fmt.Sprintf(" Auditing the work... %ds %s", secs, auditTool)
-		}
-		return fmt.Sprintf(" Auditing the work... %ds", secs)
-	}
-	if label != "" {
-		return fmt.Sprintf(" %s %ds", label, secs)
-	}
-	if n == 0 {
-		return fmt.Sprintf(" Waiting for the model... %ds", secs)
-	}
-	return fmt.Sprintf(" Thinking... [%s tokens] %ds", textfmt.Thousands(n), secs)
+	defer t.mu.Unlock()
+	t.answer, t.markdown = w, md
+}
+
+// Interactive tells the renderer that the prompt comes back after each
+// request (an interruption needs no --resume).
+func (t *Terminal) Interactive() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.interactive = true
+}
+
+// Last is the last tool result, in full; ok is false before any.
+func (t *Terminal) Last() (LastResult, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.last, t.last.Title != ""
+}
+
+// Tasks shows the task list in full (/tasks).
+func (t *Terminal) Tasks(tasks []parser.Task) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.width = t.widthOf()
+	t.taskBox(tasks)
+}
+
+// Box shows text in a titled box, in full (/last without a pager).
+func (t *Terminal) Box(title, text string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.width = t.widthOf()
+	t.box(title, t.cyan, text, nil)
 }
 
 // Emit renders one event.
 func (t *Terminal) Emit(e event.Event) {
-	t.emitMu.Lock()
-	defer t.emitMu.Unlock()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.width = t.widthOf()
 	if t.auditStep(e) {
 		return
 	}
 	switch e := e.(type) {
 	case event.SessionStarted:
-		verb := "new session"
-		if e.Resumed {
-			verb = "resumed session"
-		}
 		if t.level >= Normal {
-			t.line(t.dim.Sprintf("dev: %s %s %s model %s in %s", verb, e.ID, t.sym.arrow, e.Model, e.Dir))
+			verb := "new session"
+			if e.Resumed {
+				verb = "resumed session"
+			}
+			head := fmt.Sprintf("dev: %s %s", verb, e.ID)
+			for _, l := range statusLines(head, []string{t.sym.arrow + " model " + e.Model, "in " + e.Dir}, t.width-1, " ") {
+				t.line(t.dim.Sprint(l))
+			}
 			t.resumed(e)
 		}
-	case event.RequestStarted:
-		t.setLabel("")
-		t.startSpinner()
 	case event.ContextWindow:
 		t.contextWindow(e)
 	case event.FileAttached:
@@ -156,97 +180,141 @@ func (t *Terminal) Emit(e event.Event) {
 			}
 			t.line(t.dim.Sprintf("dev: attached %s (%s)", e.Path, what))
 		}
-	case event.Compressing:
-		if t.level >= Verbose {
-			t.line(t.dim.Sprint(compressingText(e)))
-		}
-		t.setLabel("Compressing the conversation...")
-		t.startSpinner()
-	case event.Compressed:
-		t.stopSpinner()
-		t.setLabel("")
-		t.compressed(e)
+	case event.RequestStarted:
+		t.startLive(waitingModel)
 	case event.Streaming:
-		t.chunks.Store(int64(e.Chunks))
-		if t.level >= Verbose && e.Reasoning != "" && t.spin == nil {
-			io.WriteString(t.w, t.dim.Sprint(e.Reasoning))
+		t.streaming(e)
+	case event.ReplyReceived:
+		if e.Agent == event.Worker && !e.Compression && !e.Estimated {
+			t.live.tokens, t.live.estimated = e.CompletionTokens, false
 		}
 	case event.ReplyParsed:
-		t.stopSpinner()
+		t.stopLive()
 		t.reply(e.Response)
 	case event.ToolStarted:
-		if t.level >= Normal {
-			input := withoutFences(e.Input)
-			if t.level < Verbose {
-				input = head(input, inputLines)
-			}
-			t.box("Tool: "+e.Tool, t.toolC, input, nil)
+		t.toolStarted(e)
+	case event.CommandOutput:
+		if t.live.on && t.live.what == runningCommand {
+			t.live.output.write(e.Output)
 		}
 	case event.ToolFinished:
-		t.toolResult(e.Result)
+		t.stopLive()
+		t.toolResult(e.Input, e.Result)
 		t.fileChanges(e.Files)
 	case event.FormatProblem:
-		t.stopSpinner()
+		t.stopLive()
 		t.line(t.yellow.Sprintf("%s reply not in the expected format (%d/%d): ", t.sym.warn, e.Attempt, e.Max) + t.clip(textfmt.FirstLine(e.Message), 40))
 		if t.level >= Verbose {
 			t.block(e.Message, t.dim)
 		}
 	case event.Retrying:
-		t.stopSpinner()
+		t.stopLive()
 		t.line(t.yellow.Sprintf("%s %s; retrying in %s (%d/%d)", t.sym.retry, textfmt.FirstLine(e.Message), e.Wait.Round(time.Second), e.Attempt, e.Max))
-		t.startSpinner() // the request goes out again after the wait
+		t.startLive(t.waiting()) // the request goes out again after the wait
+	case event.Compressing:
+		t.stopLive()
+		if t.level >= Verbose {
+			t.line(t.dim.Sprint(compressingText(e)))
+		}
+		t.startLive(compressing)
+	case event.Compressed:
+		t.stopLive()
+		t.compressed(e)
+		if t.auditing {
+			t.startLive(auditing) // the audit goes on
+		}
 	case event.AuditStarted:
-		t.mu.Lock()
-		t.auditing, t.auditTool = true, ""
-		t.mu.Unlock()
-		t.startSpinner()
+		t.auditing = true
+		t.live.auditTool = ""
+		t.startLive(auditing)
 	case event.AuditFinished:
-		t.stopSpinner()
-		t.mu.Lock()
-		t.auditing, t.auditTool = false, ""
-		t.mu.Unlock()
+		t.stopLive()
+		t.auditing = false
 		t.audit(e)
 	case event.Warning:
-		t.stopSpinner()
 		t.line(t.yellow.Sprintf("%s %s", t.sym.warn, e.Message))
 	case event.Notice:
-		t.stopSpinner()
 		t.line("dev: " + e.Message)
 	case event.Failure:
-		t.stopSpinner()
+		t.stopLive()
 		t.line(t.red.Sprintf("%s %s", t.sym.fail, e.Message))
 	case event.Finished:
-		t.stopSpinner()
+		t.stopLive()
 		t.finished(e)
 	case event.BackgroundStarted:
 		if t.level >= Normal {
 			head := fmt.Sprintf("%s %s runs in the background: ", t.sym.background, e.ID)
-			t.aside(func() {
-				t.line(t.cyan.Sprint(head) + t.clip(textfmt.FirstLine(e.Command), utf8.RuneCountInString(head)))
-			})
+			t.line(t.cyan.Sprint(head) + t.clip(textfmt.FirstLine(e.Command), utf8.RuneCountInString(head)))
 		}
 	case event.BackgroundExited:
 		t.backgroundExited(e)
 	}
 }
 
-// resumed shows where a resumed session stood.
+// waiting is what the live part says while a request is out: the audit's
+// requests are part of the audit.
+func (t *Terminal) waiting() activity {
+	if t.auditing {
+		return auditing
+	}
+	return waitingModel
+}
+
+// streaming follows the reply as it comes: its tokens and its Thoughts for
+// the live part; in verbose mode without a terminal, its reasoning.
+func (t *Terminal) streaming(e event.Streaming) {
+	if !t.live.on && t.tty {
+		return
+	}
+	t.live.what = thinking
+	t.live.tokens, t.live.estimated = e.Tokens, e.Estimated
+	if t.live.streamed.Len() < maxStreamed {
+		t.live.streamed.WriteString(e.Content)
+	}
+	if t.level >= Verbose && e.Reasoning != "" {
+		if !t.tty {
+			io.WriteString(t.w, t.dim.Sprint(e.Reasoning))
+		} else if t.live.reasoning.Len() < maxStreamed {
+			t.live.reasoning.WriteString(e.Reasoning)
+		}
+	}
+}
+
+// resumed shows where a resumed session stood and how its last run ended.
 func (t *Terminal) resumed(e event.SessionStarted) {
+	if !e.Resumed {
+		return
+	}
 	if e.LastRequest != "" {
-		t.box("Last request", t.cyan, head(e.LastRequest, resultLines), nil)
+		t.box("Last request", t.cyan, t.capped(e.LastRequest, resumeLines, 0), nil)
 	}
 	if e.LastAnswer != "" {
-		t.box("Last answer", t.cyan, head(e.LastAnswer, resultLines), t.dim)
+		t.box("Last answer", t.cyan, t.capped(e.LastAnswer, resumeLines, 0), t.dim)
 	}
 	if len(e.Tasks) > 0 {
 		t.tasks = taskLines(e.Tasks)
+		t.shown = e.Tasks
 		t.taskBox(e.Tasks)
+	}
+	switch e.LastStatus {
+	case "complete":
+		t.line(t.green.Sprintf("%s last run: done", t.sym.ok))
+	case "interrupted":
+		t.line(t.yellow.Sprintf("%s last run: interrupted", t.sym.warn))
+	case "failed":
+		why := ""
+		if e.LastReason != "" {
+			why = ": " + e.LastReason
+		}
+		t.line(t.red.Sprintf("%s last run: failed%s", t.sym.fail, why))
+	case "active":
+		t.line(t.yellow.Sprintf("%s last run: did not end (dev stopped while it ran)", t.sym.warn))
 	}
 }
 
 func (t *Terminal) backgroundExited(e event.BackgroundExited) {
 	if e.Status == event.StoppedOnExit {
-		t.aside(func() { t.line(fmt.Sprintf("dev: stopped background process %s on exit: %s", e.ID, e.Command)) })
+		t.line(fmt.Sprintf("dev: stopped background process %s on exit: %s", e.ID, e.Command))
 		return
 	}
 	runtime := e.Runtime.Round(time.Second)
@@ -260,26 +328,7 @@ func (t *Terminal) backgroundExited(e event.BackgroundExited) {
 		c = t.yellow
 	}
 	head := fmt.Sprintf("%s %s %s: ", t.sym.background, e.ID, what)
-	t.aside(func() { t.line(c.Sprint(head) + t.clip(textfmt.FirstLine(e.Command), utf8.RuneCountInString(head))) })
-}
-
-// aside prints what comes while the spinner may run (a background
-// process's news, the audit's steps), around the spinner.
-func (t *Terminal) aside(print func()) {
-	spinning := t.spin != nil && t.spin.Active()
-	if spinning {
-		t.spin.Stop()
-	}
-	print()
-	if spinning {
-		t.spin.Start()
-	}
-}
-
-func (t *Terminal) setLabel(label string) {
-	t.mu.Lock()
-	t.label = label
-	t.mu.Unlock()
+	t.line(c.Sprint(head) + t.clip(textfmt.FirstLine(e.Command), utf8.RuneCountInString(head)))
 }
 
 // contextWindow says once which window the run works with: when the
@@ -314,8 +363,11 @@ func (t *Terminal) contextWindow(e event.ContextWindow) {
 }
 
 func compressingText(e event.Compressing) string {
-	if e.Reason == event.ReasonOverflow {
+	switch e.Reason {
+	case event.ReasonOverflow:
 		return fmt.Sprintf("the server rejected a prompt of about %s tokens as too long; compressing the conversation", textfmt.Thousands(int64(e.Tokens)))
+	case event.ReasonRequested:
+		return fmt.Sprintf("compressing the conversation (about %s tokens), as asked", textfmt.Thousands(int64(e.Tokens)))
 	}
 	pct := 0
 	if e.Window > 0 {
@@ -361,10 +413,7 @@ func (t *Terminal) reply(r parser.Response) {
 		t.box("Thoughts", t.dim, r.Thoughts, t.dim)
 	}
 	if r.HasTaskList && len(r.Tasks) > 0 {
-		if list := taskLines(r.Tasks); list != t.tasks {
-			t.tasks = list
-			t.taskBox(r.Tasks)
-		}
+		t.taskChanges(r.Tasks)
 	}
 }
 
@@ -377,17 +426,55 @@ func taskLines(tasks []parser.Task) string {
 	return b.String()
 }
 
+// taskChanges shows the task list when it changed: whole when tasks came
+// or went, only the tasks whose status moved when that is all that
+// changed (a step ticking one off does not redraw the list).
+func (t *Terminal) taskChanges(tasks []parser.Task) {
+	list := taskLines(tasks)
+	if list == t.tasks {
+		return
+	}
+	prev := t.shown
+	t.tasks, t.shown = list, append([]parser.Task(nil), tasks...)
+	if len(prev) != len(tasks) {
+		t.taskBox(tasks)
+		return
+	}
+	var moved []parser.Task
+	for i, task := range tasks {
+		if task.Text != prev[i].Text {
+			t.taskBox(tasks)
+			return
+		}
+		if task.Status != prev[i].Status {
+			moved = append(moved, task)
+		}
+	}
+	for _, task := range moved {
+		mark, c := t.taskMark(task)
+		line := "  " + mark + " " + task.Text
+		t.line(c.Sprint(t.clip(line, 0)))
+	}
+}
+
+func (t *Terminal) taskMark(task parser.Task) (string, *color.Color) {
+	switch task.Status {
+	case parser.Complete:
+		return "[x]", t.green
+	case parser.InProgress:
+		return "[~]", t.yellow
+	}
+	return "[ ]", t.dim
+}
+
 // taskBox shows the task list, each task in the colour of its status.
 func (t *Terminal) taskBox(tasks []parser.Task) {
 	var lines []string
 	var colours []*color.Color
 	for _, task := range tasks {
-		mark, c := "[ ]", (*color.Color)(nil)
-		switch task.Status {
-		case parser.Complete:
-			mark, c = "[x]", t.green
-		case parser.InProgress:
-			mark, c = "[~]", t.yellow
+		mark, c := t.taskMark(task)
+		if task.Status == parser.Pending {
+			c = nil
 		}
 		for _, l := range wrap(mark+" "+task.Text, t.innerWidth()) {
 			lines = append(lines, l)
@@ -397,7 +484,37 @@ func (t *Terminal) taskBox(tasks []parser.Task) {
 	t.boxLines("Task List", t.cyan, lines, colours)
 }
 
-func (t *Terminal) toolResult(r tools.Result) {
+// toolStarted shows the tool and its input; a command gets the live part:
+// its elapsed time and last lines of output.
+func (t *Terminal) toolStarted(e event.ToolStarted) {
+	if t.level >= Normal {
+		switch {
+		case e.Tool == tools.Done && t.level < Verbose:
+			// The summary is the answer, shown once at the end.
+		case e.Tool == tools.UpdateTaskList && t.level < Verbose:
+			// The task list shows what changed.
+		default:
+			input := withoutFences(e.Input)
+			if t.level < Verbose {
+				input = t.capped(input, inputLines, 0)
+			}
+			t.box("Tool: "+e.Tool, t.toolC, input, nil)
+		}
+	}
+	if e.Tool == tools.Command {
+		t.live.command = textfmt.Summary(tools.CommandText(e.Input), 60)
+		t.startLive(runningCommand)
+	}
+}
+
+func (t *Terminal) toolResult(input string, r tools.Result) {
+	if !r.Done {
+		title := r.Tool
+		if summary := inputSummary(input); summary != "" {
+			title += " " + textfmt.Summary(summary, 80)
+		}
+		t.last = LastResult{Title: title, Output: r.Output}
+	}
 	mark, c := t.sym.ok, t.green
 	if !r.OK {
 		mark, c = t.sym.fail, t.red
@@ -406,11 +523,15 @@ func (t *Terminal) toolResult(r tools.Result) {
 	case t.level == Quiet:
 		t.line(fmt.Sprintf("%s %s %s", c.Sprint(mark), r.Tool, t.clip(r.Summary, len(r.Tool)+4)))
 	case r.Done:
-		// DONE's input, the summary, is in its Tool box already.
+		// The summary is the answer, shown once at the end.
+	case r.Tool == tools.UpdateTaskList && r.OK && t.level < Verbose:
+	case r.Tool == tools.AskUser && t.interactive && t.level < Verbose:
+		// The question and the answer typed are on the screen; Ctrl+C
+		// instead of an answer is said by the status line.
 	case t.level >= Verbose:
 		t.box(resultTitle(r), c, r.Output, nil)
 	default:
-		t.box(resultTitle(r), c, head(r.Output, resultLines), nil)
+		t.box(resultTitle(r), c, t.capped(r.Output, resultHead, resultTail), nil)
 	}
 }
 
@@ -421,50 +542,58 @@ func resultTitle(r tools.Result) string {
 	return "Result: failed"
 }
 
-// head keeps the first n lines of text, saying how many were left out.
-func head(text string, n int) string {
-	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
-	if len(lines) <= n {
+// capped shortens text to what a box shows in normal mode: its first head
+// and its last tail lines as they wrap in the box, with a line saying how
+// many were left out between them.
+func (t *Terminal) capped(text string, head, tail int) string {
+	lines := wrap(strings.TrimRight(text, "\n"), t.innerWidth())
+	if len(lines) <= head+tail+1 {
 		return strings.Join(lines, "\n")
 	}
-	return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n… %d more lines (--verbose shows all)", len(lines)-n)
+	cut := len(lines) - head - tail
+	note := t.sym.ellipsis + " " + textfmt.Count(cut, "line") + " " + t.sym.ellipsis
+	if tail == 0 {
+		note = t.sym.ellipsis + " " + textfmt.Count(cut, "more line")
+	}
+	kept := append(append(append([]string{}, lines[:head]...), note), lines[len(lines)-tail:]...)
+	return strings.Join(kept, "\n")
 }
 
 // auditStep renders an event of the audit's own conversation and reports
-// whether e was one. The spinner names what the auditor runs; verbose mode
-// also shows its thoughts, its tools and their results as they come.
+// whether e was one. The live part names what the auditor runs; verbose
+// mode also shows its thoughts, its tools and their results as they come.
 func (t *Terminal) auditStep(e event.Event) bool {
 	switch e := e.(type) {
 	case event.RequestStarted:
-		return e.Agent == event.Auditor // the audit's spinner runs on
+		return e.Agent == event.Auditor // the audit's live part runs on
 	case event.Streaming:
+		return e.Agent == event.Auditor
+	case event.ReplyReceived:
+		return e.Agent == event.Auditor
+	case event.CommandOutput:
 		return e.Agent == event.Auditor
 	case event.ReplyParsed:
 		if e.Agent != event.Auditor {
 			return false
 		}
 		if t.level >= Verbose && e.Response.Thoughts != "" {
-			t.aside(func() { t.block(e.Response.Thoughts, t.dim) })
+			t.block(e.Response.Thoughts, t.dim)
 		}
 	case event.ToolStarted:
 		if e.Agent != event.Auditor {
 			return false
 		}
 		summary := e.Tool + " " + inputSummary(e.Input)
-		t.mu.Lock()
-		t.auditTool = textfmt.Clip(summary, max(10, t.width/2))
-		t.mu.Unlock()
+		t.live.auditTool = textfmt.Clip(summary, max(10, t.width/2))
 		if t.level >= Verbose {
-			t.aside(func() {
-				t.line("  audit " + t.toolC.Sprint(t.sym.tool+" "+e.Tool) + " " + t.clip(inputSummary(e.Input), len(e.Tool)+10))
-			})
+			t.line("  audit " + t.toolC.Sprint(t.sym.tool+" "+e.Tool) + " " + t.clip(inputSummary(e.Input), len(e.Tool)+10))
 		}
 	case event.ToolFinished:
 		if e.Agent != event.Auditor {
 			return false
 		}
 		if t.level >= Verbose && !e.Result.Done {
-			t.aside(func() { t.block(e.Result.Output, nil) })
+			t.block(e.Result.Output, nil)
 		}
 	default:
 		return false
@@ -475,10 +604,11 @@ func (t *Terminal) auditStep(e event.Event) bool {
 // audit shows the verdict in one line; verbose adds the auditor's whole
 // report.
 func (t *Terminal) audit(r event.AuditFinished) {
+	steps := textfmt.Count(r.Steps, "step")
 	if r.Verdict == string(audit.Pass) {
-		t.line(t.green.Sprintf("%s audit passed (%d steps)", t.sym.ok, r.Steps))
+		t.line(t.green.Sprintf("%s audit passed (%s)", t.sym.ok, steps))
 	} else {
-		t.line(t.red.Sprintf("%s audit failed (%d steps): ", t.sym.fail, r.Steps) + t.clip(textfmt.FirstLine(feedbackLine(r.Feedback)), 30))
+		t.line(t.red.Sprintf("%s audit failed (%s): ", t.sym.fail, steps) + t.clip(textfmt.FirstLine(feedbackLine(r.Feedback)), 30))
 	}
 	if t.level >= Verbose {
 		t.block(r.Feedback, nil)
@@ -502,37 +632,98 @@ func feedbackLine(report string) string {
 	return report
 }
 
+// finished shows the answer, once, then one status line: how the request
+// ended and what it used.
 func (t *Terminal) finished(e event.Finished) {
+	if e.Status == "complete" && t.answer != nil && e.Summary != "" {
+		t.showAnswer(e.Summary)
+	}
+	var head string
 	switch e.Status {
 	case "complete":
-		t.line(t.green.Sprintf("%s done in %d steps", t.sym.ok, e.Loops))
+		head = t.green.Sprint(t.sym.ok + " done")
+		if e.Audit == event.AuditSkipped {
+			head += t.dim.Sprint(" (audit skipped: nothing changed)")
+		}
 	case "interrupted":
-		t.line(t.yellow.Sprintf("%s interrupted; the session is saved: dev --resume continues it", t.sym.warn))
+		head = t.yellow.Sprint(t.sym.warn + " interrupted; the session is saved")
+		if !t.interactive {
+			head += t.yellow.Sprint(": dev --resume continues it")
+		}
 	default:
-		t.line(t.red.Sprintf("%s failed after %d steps (exit %d)", t.sym.fail, e.Loops, e.ExitCode))
+		head = t.red.Sprintf("%s failed (exit %d)", t.sym.fail, e.ExitCode)
+	}
+	for _, l := range statusLines(head, t.statusParts(e), t.width-1, " "+t.sym.dot+" ") {
+		t.line(l)
 	}
 }
 
-// startSpinner shows the wait for a reply, timed from now.
-func (t *Terminal) startSpinner() {
-	t.mu.Lock()
-	t.started = time.Now()
-	t.mu.Unlock()
-	t.chunks.Store(0)
-	if t.spin != nil {
-		t.spin.Suffix = t.spinnerText()
-		t.spin.Start()
+// showAnswer writes the final answer where ShowAnswer said.
+func (t *Terminal) showAnswer(summary string) {
+	t.eraseLive()
+	text := strings.TrimSpace(summary) + "\n"
+	if t.markdown != nil {
+		md := *t.markdown
+		md.Width = min(t.width-1, maxBoxWidth)
+		text = md.Render(summary)
 	}
+	io.WriteString(t.answer, text)
 }
 
-func (t *Terminal) stopSpinner() {
-	if t.spin != nil {
-		t.spin.Stop()
+// statusParts are the figures of the status line: model, steps, tokens in
+// and out, context used, elapsed time, cost.
+func (t *Terminal) statusParts(e event.Finished) []string {
+	u := e.Usage
+	tilde := ""
+	if u.Estimated {
+		tilde = "~"
 	}
+	parts := []string{}
+	if u.Model != "" {
+		parts = append(parts, u.Model)
+	}
+	parts = append(parts, textfmt.Count(e.Loops, "step"))
+	if u.TokensIn > 0 || u.TokensOut > 0 {
+		parts = append(parts, fmt.Sprintf("%s%s in, %s out", tilde, textfmt.Short(u.TokensIn), textfmt.Short(u.TokensOut)))
+	}
+	if u.ContextWindow > 0 && u.ContextTokens > 0 {
+		pct := fmt.Sprintf("%s%d%%", tilde, u.ContextTokens*100/u.ContextWindow)
+		if u.ContextTokens*100 < u.ContextWindow {
+			pct = "<1%"
+		}
+		parts = append(parts, fmt.Sprintf("context %s of %s", pct, textfmt.Short(u.ContextWindow)))
+	}
+	if u.Elapsed > 0 {
+		parts = append(parts, textfmt.Duration(u.Elapsed))
+	}
+	if u.CostKnown {
+		parts = append(parts, fmt.Sprintf("$%.4f", u.Cost))
+	}
+	return parts
 }
 
+// statusLines joins head and parts into as few lines of at most width
+// columns as they fit in, breaking between parts.
+func statusLines(head string, parts []string, width int, sep string) []string {
+	var lines []string
+	cur := head
+	for _, p := range parts {
+		if uniseg.StringWidth(escapes.ReplaceAllString(cur+sep+p, "")) > width && cur != "" {
+			lines = append(lines, cur)
+			cur = "  " + p
+			continue
+		}
+		cur += sep + p
+	}
+	return append(lines, cur)
+}
+
+// line prints s for good, under the live part: the live part is erased,
+// s printed, and the live part drawn again below it.
 func (t *Terminal) line(s string) {
+	t.eraseLive()
 	fmt.Fprintln(t.w, s)
+	t.drawLive()
 }
 
 // block prints multi-line text indented, optionally coloured.
@@ -545,7 +736,7 @@ func (t *Terminal) block(text string, c *color.Color) {
 		if c != nil {
 			l = c.Sprint(l)
 		}
-		fmt.Fprintln(t.w, "    "+l)
+		t.line("    " + l)
 	}
 }
 

@@ -1,0 +1,335 @@
+//go:build unix
+
+package e2e
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+	"github.com/rivo/uniseg"
+
+	"github.com/devagent/dev/llm"
+	"github.com/devagent/dev/llm/llmtest"
+)
+
+// The terminal experience of SPEC §17, on a pseudo-terminal.
+
+// since is the screen from mark on.
+func (term *terminal) since(mark int) string {
+	term.mu.Lock()
+	defer term.mu.Unlock()
+	return term.screen.String()[mark:]
+}
+
+// mark is how much of the screen was consumed.
+func (term *terminal) mark() int {
+	term.mu.Lock()
+	defer term.mu.Unlock()
+	return term.seen
+}
+
+// held is a scripted reply that waits, once the request arrived, until
+// release is closed.
+func held(arrived chan<- struct{}, release <-chan struct{}, r llmtest.Response) llmtest.Response {
+	return llmtest.Response{Respond: func(ctx context.Context, _ llmtest.Request) llmtest.Response {
+		close(arrived)
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return r
+	}}
+}
+
+func waitFor(t *testing.T, ch <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("timed out waiting for %s", what)
+	}
+}
+
+// A pasted text of several lines is one message: bracketed paste is on.
+func TestTerminalPasteIsOneMessage(t *testing.T) {
+	w := newWorld(t, nil)
+	w.srv.Script(done("Got both lines."))
+	term := w.startTerminal(t.Context(), "--no-audit")
+	term.expect("\x1b[?2004h") // the terminal is asked to mark pastes
+	term.prompt("› ")
+	term.key("\x1b[200~first pasted line\rsecond pasted line\x1b[201~")
+	term.editorReady()
+	term.key("\r")
+	term.expect("Got both lines.")
+	term.prompt("› ")
+	term.key("\x04")
+	if code := term.exitCode(); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+	reqs := w.srv.Requests()
+	if len(reqs) != 1 || !strings.Contains(lastUser(reqs[0]), "first pasted line\nsecond pasted line") {
+		t.Fatalf("%d requests; the first: %q", len(reqs), lastUser(reqs[0]))
+	}
+}
+
+// Text typed while dev works is not echoed into its output and is not
+// lost: it waits on the next prompt's line.
+func TestTerminalTypeAheadIsKept(t *testing.T) {
+	w := newWorld(t, nil)
+	arrived, release := make(chan struct{}), make(chan struct{})
+	w.srv.Script(held(arrived, release, done("First answer.")), done("Second answer."))
+	term := w.startTerminal(t.Context(), "--no-audit")
+	term.prompt("› ")
+	term.typeLine("first request")
+	waitFor(t, arrived, "the first request")
+	before := term.mark()
+	term.key("next thing to do")
+	close(release)
+	term.expect("First answer.")
+	shown := term.since(before)
+	if shown = shown[:strings.Index(shown, "First answer.")]; strings.Contains(shown, "next thing") {
+		t.Errorf("the text typed meanwhile was echoed before the answer:\n%q", shown)
+	}
+	term.expect("next thing to do") // on the next prompt's line
+	term.expect("\x1b[?25h")        // drawn
+	term.key("\r")
+	term.expect("Second answer.")
+	term.prompt("› ")
+	term.key("\x04")
+	term.exitCode()
+	reqs := w.srv.Requests()
+	if len(reqs) != 2 || !strings.Contains(lastUser(reqs[1]), "<user_request>\nnext thing to do\n</user_request>") {
+		t.Fatalf("%d requests; the second: %q", len(reqs), lastUser(reqs[len(reqs)-1]))
+	}
+}
+
+// Tab completes a slash command and a path after @.
+func TestTerminalTabCompletion(t *testing.T) {
+	w := newWorld(t, nil)
+	w.write("notes-for-dev.txt", "remember the milk\n")
+	w.srv.Script(done("Read them."))
+	term := w.startTerminal(t.Context(), "--no-audit")
+	term.prompt("› ")
+	for _, r := range "/hel" {
+		term.key(string(r))
+		term.editorReady()
+	}
+	term.key("\t")
+	term.editorReady()
+	term.key("\r")
+	term.expect("/resume") // /help's list
+	term.prompt("› ")
+	for _, r := range "read @notes-f" {
+		term.key(string(r))
+		term.editorReady()
+	}
+	term.key("\t")
+	term.editorReady()
+	term.key("\r")
+	term.expect("Read them.")
+	term.prompt("› ")
+	term.key("\x04")
+	term.exitCode()
+	if reqs := w.srv.Requests(); len(reqs) != 1 || !strings.Contains(lastUser(reqs[0]), "read @notes-for-dev.txt") {
+		t.Fatalf("the @ path was not completed: %q", lastUser(reqs[0]))
+	}
+}
+
+// boxWidths are the widths of the top lines of the boxes on a screen.
+func boxWidths(screen string) []int {
+	var widths []int
+	for _, l := range strings.Split(screen, "\n") {
+		l = strings.TrimRight(ansi.ReplaceAllString(l, ""), "\r")
+		if i := strings.Index(l, "┌─ "); i >= 0 {
+			widths = append(widths, uniseg.StringWidth(l[i:]))
+		}
+	}
+	return widths
+}
+
+var ansi = regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]`)
+
+// Frames follow the window's width when it is resized between requests.
+func TestTerminalResizeBetweenRequests(t *testing.T) {
+	w := newWorld(t, nil)
+	w.srv.Script(reply("Look.", "LIST_DIRECTORY", "."), done("Looked."), reply("Again.", "LIST_DIRECTORY", "."), done("Looked again."))
+	term := w.startTerminal(t.Context(), "--no-audit")
+	term.prompt("› ")
+	start := term.mark()
+	term.typeLine("look")
+	term.expect("Looked.")
+	term.prompt("› ")
+	wide := boxWidths(term.since(start))
+	if err := pty.Setsize(term.pty, &pty.Winsize{Rows: 50, Cols: 60}); err != nil {
+		t.Fatal(err)
+	}
+	start = term.mark()
+	term.typeLine("look again")
+	term.expect("Looked again.")
+	term.prompt("› ")
+	narrow := boxWidths(term.since(start))
+	term.key("\x04")
+	term.exitCode()
+	if len(wide) == 0 || len(narrow) == 0 {
+		t.Fatalf("no boxes: %v %v", wide, narrow)
+	}
+	for _, n := range wide {
+		if n != 100 {
+			t.Errorf("before the resize a box is %d wide, want 100", n)
+		}
+	}
+	for _, n := range narrow {
+		if n != 60 {
+			t.Errorf("after the resize a box is %d wide, want 60", n)
+		}
+	}
+}
+
+// A running command's output shows while it runs: the command goes on
+// only once its first line is on the screen.
+func TestTerminalLiveCommandOutput(t *testing.T) {
+	// The command cannot move to the background (and show its output in
+	// a result) before expect gives up.
+	w := newWorld(t, map[string]any{"commandTimeout": 120})
+	w.srv.Script(reply("Build.", "COMMAND", "echo live-marker-$((40+2)); while [ ! -e go-on ]; do sleep 0.05; done; echo after"), done("Built."))
+	term := w.startTerminal(t.Context(), "--no-audit")
+	term.prompt("› ")
+	term.typeLine("build it")
+	term.expect("live-marker-42") // the output, not the command
+	if _, err := os.Stat(filepath.Join(w.dir, "go-on")); err == nil {
+		t.Fatal("go-on exists already")
+	}
+	w.write("go-on", "")
+	term.expect("Built.")
+	term.prompt("› ")
+	term.key("\x04")
+	term.exitCode()
+}
+
+// After a request: the answer rendered as markdown, once, then one status
+// line with the model, steps, tokens, context and time.
+func TestTerminalAnswerAndStatusLine(t *testing.T) {
+	w := newWorld(t, nil)
+	summary := "## Result\n\nAdded **Greet** in `greet.go`.\n\n| check | result |\n|---|---|\n| tests | PASS |"
+	w.srv.Script(llmtest.Response{Content: llmtest.Reply("Done.", "DONE", summary),
+		Usage: &llm.Usage{PromptTokens: 1234, CompletionTokens: 34, TotalTokens: 1268}})
+	term := w.startTerminal(t.Context(), "--no-audit")
+	term.prompt("› ")
+	start := term.mark()
+	term.typeLine("greet")
+	term.expect("1 step")
+	term.prompt("› ")
+	shown := ansi.ReplaceAllString(term.since(start), "")
+	term.key("\x04")
+	term.exitCode()
+	for _, want := range []string{"Result\r\n──────", "Added Greet in greet.go.", "check │ result", "tests │ PASS",
+		"✓ done", "mock-model · 1 step", "1,234 in, 34 out", "context <1% of 131.1k"} {
+		if !strings.Contains(shown, want) {
+			t.Errorf("lacks %q:\n%s", want, shown)
+		}
+	}
+	for _, raw := range []string{"**", "`", "|---|", "## Result"} {
+		if strings.Contains(shown, raw) {
+			t.Errorf("raw markdown %q on the screen:\n%s", raw, shown)
+		}
+	}
+	if n := strings.Count(shown, "Added Greet"); n != 1 {
+		t.Errorf("the answer is shown %d times:\n%s", n, shown)
+	}
+}
+
+// Ctrl+C at the answer› prompt interrupts the request like any Ctrl+C
+// while dev works: back to the prompt, no internal error.
+func TestTerminalCtrlCAtAQuestion(t *testing.T) {
+	w := newWorld(t, nil)
+	w.srv.Script(reply("I need a name.", "ASK_USER", "Which name should it have?"), done("Picked up again."))
+	term := w.startTerminal(t.Context(), "--no-audit")
+	term.prompt("› ")
+	start := term.mark()
+	term.typeLine("name something")
+	term.expect("Which name should it have?")
+	term.prompt("answer› ")
+	term.key("\x03")
+	term.expect("interrupted; the session is saved")
+	term.prompt("› ")
+	shown := term.since(start)
+	for _, internal := range []string{"context canceled", "could not be asked", "Error:"} {
+		if strings.Contains(shown, internal) {
+			t.Errorf("the screen shows %q:\n%s", internal, shown)
+		}
+	}
+	term.typeLine("go on")
+	term.expect("Picked up again.")
+	term.prompt("› ")
+	term.key("\x04")
+	term.exitCode()
+	if s := w.onlySession(); s.Status != "complete" {
+		t.Errorf("status %q", s.Status)
+	}
+}
+
+// /last shows the last tool result in full, through $PAGER when it is set.
+func TestTerminalLastThroughThePager(t *testing.T) {
+	w := newWorld(t, nil)
+	w.extra = append(w.extra, "PAGER=sed s/^/PAGED:/")
+	w.srv.Script(reply("Count.", "COMMAND", "seq 1 40"), done("Counted."))
+	term := w.startTerminal(t.Context(), "--no-audit")
+	term.prompt("› ")
+	start := term.mark()
+	term.typeLine("count")
+	term.expect("Counted.")
+	term.prompt("› ")
+	if shown := term.since(start); strings.Contains(shown, "│ 20 ") {
+		t.Errorf("the result box shows the middle of a long output:\n%s", shown)
+	}
+	term.typeLine("/last")
+	for _, want := range []string{"PAGED:COMMAND seq 1 40", "PAGED:1\r\n", "PAGED:20\r\n", "PAGED:40\r\n"} {
+		term.expect(want)
+	}
+	term.prompt("› ")
+	term.key("\x04")
+	term.exitCode()
+}
+
+// Without a UTF-8 locale, at 60 columns, everything dev draws is ASCII and
+// fits the width.
+func TestTerminalASCIIAt60Columns(t *testing.T) {
+	w := newWorld(t, nil)
+	w.extra = append(w.extra, "LANG=C")
+	long := strings.Repeat("word ", 30)
+	w.srv.Script(llmtest.Response{Content: llmtest.Template("Thoughts that are long enough to wrap: "+long, "[~] count\n[ ] report",
+		llmtest.Call{Tool: "COMMAND", Input: "seq 1 30; echo " + long}),
+	}, done("| n | square |\n|---|---|\n| 2 | 4 |\n\n- "+long))
+	term := w.startTerminal(t.Context(), "--no-audit")
+	if err := pty.Setsize(term.pty, &pty.Winsize{Rows: 50, Cols: 60}); err != nil {
+		t.Fatal(err)
+	}
+	term.prompt("> ")
+	term.typeLine("count")
+	start := term.mark()
+	term.expect("ok done")
+	term.prompt("> ")
+	shown := term.since(start)
+	term.key("\x04")
+	term.exitCode()
+	for _, r := range shown {
+		if r > 127 {
+			t.Fatalf("non-ASCII %q on the screen:\n%s", r, shown)
+		}
+	}
+	for _, l := range strings.Split(ansi.ReplaceAllString(shown, ""), "\r\n") {
+		l = l[strings.LastIndex(l, "\r")+1:] // what a carriage return left visible
+		if len(l) > 60 && !strings.Contains(l, "> ") {
+			t.Errorf("a line of %d columns: %q", len(l), l)
+		}
+	}
+	if !strings.Contains(shown, "+- Tool: COMMAND") || !strings.Contains(shown, "n | square") {
+		t.Errorf("screen:\n%s", shown)
+	}
+}

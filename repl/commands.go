@@ -1,0 +1,218 @@
+package repl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strings"
+
+	"github.com/devagent/dev/config"
+	"github.com/devagent/dev/sessions"
+	"github.com/devagent/dev/textdist"
+	"github.com/devagent/dev/ui"
+)
+
+// Command is a slash command of interactive mode.
+type Command struct {
+	Name    string   // with its slash: "/model"
+	Aliases []string // other names: "/clear" for "/new"
+	Args    string   // how /help writes its argument: "[NAME]"
+	Help    string   // one line
+	// Run does the command with what follows its name (trimmed). A
+	// request it returns is sent as a message, as if typed: commands
+	// defined in files expand to one.
+	Run func(arg string) (request string, err error)
+}
+
+// errExit: /exit.
+var errExit = errors.New("exit")
+
+// sessionsShown is how many sessions /sessions and /resume list.
+const sessionsShown = 10
+
+func builtins(r *REPL) []Command {
+	return []Command{
+		{Name: "/help", Help: "this list", Run: r.help},
+		{Name: "/exit", Aliases: []string{"/quit"}, Help: "leave (or Ctrl+D, or Ctrl+C twice)",
+			Run: func(string) (string, error) { return "", errExit }},
+		{Name: "/tasks", Help: "the task list", Run: r.tasks},
+		{Name: "/new", Aliases: []string{"/clear"}, Help: "a new session in this directory", Run: r.newSession},
+		{Name: "/sessions", Help: "the sessions of this directory, the current one marked *", Run: r.sessions},
+		{Name: "/resume", Args: "[ID]", Help: "switch to another session of this directory (a 6-character prefix of its id will do)", Run: r.resume},
+		{Name: "/model", Args: "[NAME]", Help: "show the model, or switch to NAME for the next requests", Run: r.model},
+		{Name: "/compact", Help: "compress the conversation now, to free the context", Run: r.compact},
+		{Name: "/audit", Args: "[on|off|changes]", Help: "audit every DONE (on), none (off), or only after changes (changes, the default)", Run: r.audit},
+		{Name: "/last", Help: "the last tool result in full (through $PAGER when set)", Run: r.last},
+	}
+}
+
+// command runs a slash command line; an unknown one is named with the
+// commands it was likely meant to be.
+func (r *REPL) command(line string) (request string, err error) {
+	name, arg, _ := strings.Cut(line, " ")
+	if c, ok := r.lookup(name); ok {
+		return c.Run(strings.TrimSpace(arg))
+	}
+	if strings.Contains(name, "/") && strings.LastIndex(name, "/") > 0 {
+		// "/usr/bin/x is broken" is a message, not a command.
+		return line, nil
+	}
+	msg := "unknown command " + name
+	if close := textdist.Closest(r.names(), name, 3); len(close) > 0 {
+		msg += "; did you mean " + strings.Join(close, ", ") + "?"
+	}
+	return "", errors.New(msg + " (/help lists them)")
+}
+
+func (r *REPL) lookup(name string) (Command, bool) {
+	for _, c := range r.commands {
+		if c.Name == name || slices.Contains(c.Aliases, name) {
+			return c, true
+		}
+	}
+	return Command{}, false
+}
+
+// names are every command's names, aliases included.
+func (r *REPL) names() []string {
+	var n []string
+	for _, c := range r.commands {
+		n = append(n, c.Name)
+		n = append(n, c.Aliases...)
+	}
+	return n
+}
+
+func (r *REPL) say(format string, args ...any) {
+	fmt.Fprintf(r.streams.Err, format+"\n", args...)
+}
+
+func (r *REPL) help(string) (string, error) {
+	var b strings.Builder
+	b.WriteString("Type a request and press Enter; dev works on it until it is done.\n")
+	b.WriteString("Pasted text stays one message; end a line with \\ to go on on the next one.\n")
+	b.WriteString("Tab completes commands and @paths; up and down walk through earlier requests,\n")
+	b.WriteString("Ctrl+R searches them. Text typed while dev works waits at the next prompt.\n")
+	width := 0
+	for _, c := range r.commands {
+		width = max(width, len(c.Name+" "+c.Args))
+	}
+	for _, c := range r.commands {
+		usage := strings.TrimSpace(c.Name + " " + c.Args)
+		help := c.Help
+		if len(c.Aliases) > 0 {
+			help += " (also " + strings.Join(c.Aliases, ", ") + ")"
+		}
+		fmt.Fprintf(&b, "  %-*s  %s\n", width, usage, help)
+	}
+	b.WriteString("Ctrl+C during a request interrupts it and returns here; the session is saved.")
+	r.say("%s", b.String())
+	return "", nil
+}
+
+func (r *REPL) tasks(string) (string, error) {
+	tasks := r.app.Session().TaskList
+	if len(tasks) == 0 {
+		r.say("no tasks yet")
+		return "", nil
+	}
+	r.opts.Screen.Tasks(tasks)
+	return "", nil
+}
+
+func (r *REPL) newSession(string) (string, error) {
+	return "", r.app.NewSession()
+}
+
+// sessions lists the newest sessions of the directory, the current marked.
+func (r *REPL) sessions(string) (string, error) {
+	list, err := r.app.DirSessions()
+	if err != nil {
+		return "", err
+	}
+	current := r.app.Session().ID
+	if !slices.ContainsFunc(list, func(s *sessions.Session) bool { return s.ID == current }) {
+		list = append([]*sessions.Session{r.app.Session()}, list...)
+	}
+	list = list[:min(len(list), sessionsShown)]
+	return "", ui.SessionTable(r.streams.Err, list, current)
+}
+
+func (r *REPL) resume(arg string) (string, error) {
+	if arg == "" {
+		if _, err := r.sessions(""); err != nil {
+			return "", err
+		}
+		r.say("/resume ID switches to one of them (the first 6 characters of its id will do).")
+		return "", nil
+	}
+	return "", r.app.Resume(arg)
+}
+
+func (r *REPL) model(arg string) (string, error) {
+	if arg == "" {
+		r.say("model: %s (/model NAME switches for the next requests)", r.app.Model())
+		return "", nil
+	}
+	r.app.SetModel(arg)
+	r.say("model: %s for the next requests", r.app.Model())
+	return "", nil
+}
+
+func (r *REPL) audit(arg string) (string, error) {
+	policy := arg
+	switch arg {
+	case "":
+		r.say("audit: %s (/audit on, off or changes)", r.app.AuditPolicy())
+		return "", nil
+	case "on":
+		policy = config.AuditAlways
+	}
+	if err := r.app.SetAudit(policy); err != nil {
+		return "", fmt.Errorf("/audit takes on, off or changes, not %q", arg)
+	}
+	r.say("audit: %s", r.app.AuditPolicy())
+	return "", nil
+}
+
+func (r *REPL) compact(string) (string, error) {
+	var compacted bool
+	var err error
+	r.work(func(ctx context.Context) { compacted, err = r.app.Compact(ctx) })
+	switch {
+	case err != nil:
+		return "", err
+	case !compacted:
+		r.say("nothing to compress yet")
+	}
+	return "", nil
+}
+
+// last shows the last tool result in full: through $PAGER when it is set,
+// else in a box.
+func (r *REPL) last(string) (string, error) {
+	res, ok := r.opts.Screen.Last()
+	if !ok {
+		r.say("no tool result yet")
+		return "", nil
+	}
+	pager := strings.TrimSpace(r.opts.Env("PAGER"))
+	if pager == "" || !r.streams.OutTTY {
+		r.opts.Screen.Box(res.Title, res.Output)
+		return "", nil
+	}
+	cmd := exec.Command("sh", "-c", pager)
+	if runtime.GOOS == "windows" {
+		cmd = exec.Command("cmd", "/C", pager)
+	}
+	cmd.Stdin = strings.NewReader(res.Title + "\n\n" + res.Output + "\n")
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("$PAGER (%s): %w", pager, err)
+	}
+	return "", nil
+}

@@ -1,0 +1,260 @@
+package repl
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"github.com/devagent/dev/slashcmd"
+	"github.com/devagent/dev/tools"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/devagent/dev/app"
+	"github.com/devagent/dev/config"
+	"github.com/devagent/dev/parser"
+	"github.com/devagent/dev/sessions"
+	"github.com/devagent/dev/ui"
+)
+
+// fakeApp records what the REPL asks of the app.
+type fakeApp struct {
+	fileCommands []slashcmd.Command
+	profile      string
+	sess         *sessions.Session
+	requests     []string
+	model        string
+	audit        string
+	resumed      []string
+	compacts     int
+}
+
+func (f *fakeApp) Run(_ context.Context, request string) app.Result {
+	f.requests = append(f.requests, request)
+	return app.Result{}
+}
+func (f *fakeApp) Session() *sessions.Session { return f.sess }
+func (f *fakeApp) NewSession() error          { return nil }
+func (f *fakeApp) Resume(id string) error {
+	f.resumed = append(f.resumed, id)
+	return nil
+}
+func (f *fakeApp) DirSessions() ([]*sessions.Session, error) { return []*sessions.Session{f.sess}, nil }
+func (f *fakeApp) Model() string                             { return f.model }
+func (f *fakeApp) SetModel(m string)                         { f.model = m }
+func (f *fakeApp) AuditPolicy() string                       { return f.audit }
+func (f *fakeApp) SetAudit(p string) error {
+	if !slices.Contains(config.AuditPolicies, p) {
+		return errors.New("bad policy")
+	}
+	f.audit = p
+	return nil
+}
+func (f *fakeApp) Compact(context.Context) (bool, error) { f.compacts++; return true, nil }
+func (f *fakeApp) Shell(_ context.Context, command string) tools.Result {
+	return tools.Result{Tool: tools.Command, OK: true, Output: "ran " + command}
+}
+func (f *fakeApp) Commands([]string) ([]slashcmd.Command, []string) { return f.fileCommands, nil }
+func (f *fakeApp) Timeline() *app.Timeline                          { return nil }
+func (f *fakeApp) Profile() (string, []string)                      { return f.profile, []string{"cloud", "local"} }
+func (f *fakeApp) SetProfile(name string) error {
+	f.profile = name
+	return nil
+}
+
+// script is a lineReader that returns its lines (or errors) in order, then
+// io.EOF; each read advances the clock by step.
+type script struct {
+	items   []any // string or error
+	clock   *time.Time
+	step    time.Duration
+	prompts []string
+}
+
+func (s *script) read(prompt string) (string, error) {
+	s.prompts = append(s.prompts, prompt)
+	*s.clock = s.clock.Add(s.step)
+	if len(s.items) == 0 {
+		return "", io.EOF
+	}
+	next := s.items[0]
+	s.items = s.items[1:]
+	if err, ok := next.(error); ok {
+		return "", err
+	}
+	return next.(string), nil
+}
+func (s *script) ask(prompt string) (string, error) { return s.read(prompt) }
+func (s *script) useHistory(string)                 {}
+func (s *script) typeAhead(bool)                    {}
+func (s *script) restore()                          {}
+
+type noScreen struct{ boxes []string }
+
+func (*noScreen) Last() (ui.LastResult, bool) {
+	return ui.LastResult{Title: "COMMAND ls", Output: "a\nb"}, true
+}
+func (*noScreen) Tasks([]parser.Task)      {}
+func (n *noScreen) Box(title, text string) { n.boxes = append(n.boxes, title+":"+text) }
+
+type never struct{}
+
+func (never) Work(ctx context.Context) (context.Context, func()) { return ctx, func() {} }
+func (never) Ending() bool                                       { return false }
+
+func newTestREPL(t *testing.T, step time.Duration, items ...any) (*REPL, *fakeApp, *bytes.Buffer, *noScreen) {
+	t.Helper()
+	var errBuf bytes.Buffer
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	screen := &noScreen{}
+	r := New(Options{Streams: &ui.Streams{Err: &errBuf, In: strings.NewReader("")}, ConfigDir: t.TempDir(), Intr: never{},
+		Screen: screen, Now: func() time.Time { return now }})
+	r.input = &script{items: items, clock: &now, step: step}
+	a := &fakeApp{sess: &sessions.Session{ID: "11111111-2222-4333-8444-555555555555", WorkingDirectory: t.TempDir()}, model: "m", audit: config.AuditChanges}
+	return r, a, &errBuf, screen
+}
+
+func TestCommands(t *testing.T) {
+	t.Parallel()
+	r, a, out, screen := newTestREPL(t, time.Millisecond,
+		"/model", "/model qwen3", "/audit on", "/audit sometimes", "/audit off", "/hlep", "/resume 111111", "/compact",
+		"/last", "/usr/bin/x is broken", "a request\non two lines", "/exit", "never read")
+	if err := r.Run(a); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	for _, want := range []string{
+		"model: m (/model NAME switches for the next requests)",
+		"model: qwen3 for the next requests",
+		"audit: always",
+		`dev: /audit takes on, off or changes, not "sometimes"`,
+		"audit: off",
+		"dev: unknown command /hlep; did you mean /help? (/help lists them)",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("lacks %q:\n%s", want, got)
+		}
+	}
+	if a.model != "qwen3" || a.audit != config.AuditOff || a.compacts != 1 || !slices.Equal(a.resumed, []string{"111111"}) {
+		t.Errorf("app: %+v", a)
+	}
+	if !slices.Equal(a.requests, []string{"/usr/bin/x is broken", "a request\non two lines"}) {
+		t.Errorf("requests %q", a.requests)
+	}
+	if len(screen.boxes) != 1 || screen.boxes[0] != "COMMAND ls:a\nb" {
+		t.Errorf("/last without a pager: %q", screen.boxes)
+	}
+}
+
+func TestHelpListsAddedCommands(t *testing.T) {
+	t.Parallel()
+	r, a, out, _ := newTestREPL(t, time.Millisecond, "/help", "/review x", "/exit")
+	r.Add(Command{Name: "/review", Args: "[FILE]", Help: "review a file (from .dev/commands/review.md)",
+		Run: func(arg string) (string, error) { return "Review " + arg + " please.", nil }})
+	if err := r.Run(a); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"/review [FILE]", "review a file", "/new", "(also /clear)", "/audit [on|off|changes]"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("/help lacks %q:\n%s", want, out.String())
+		}
+	}
+	if !slices.Equal(a.requests, []string{"Review x please."}) {
+		t.Errorf("a command's request was not sent: %q", a.requests)
+	}
+}
+
+// One Ctrl+C at an empty prompt asks for another; two within 2 s leave;
+// two further apart do not.
+func TestCtrlCTwice(t *testing.T) {
+	t.Parallel()
+	r, a, out, _ := newTestREPL(t, 3*time.Second, errCtrlC, errCtrlC, "still here", errCtrlC)
+	r.Run(a)
+	if n := strings.Count(out.String(), "press Ctrl+C again to exit"); n != 3 || !slices.Equal(a.requests, []string{"still here"}) {
+		t.Errorf("slow presses: %d asks, requests %q:\n%s", n, a.requests, out.String())
+	}
+	r, a, out, _ = newTestREPL(t, time.Second, errCtrlC, errCtrlC, "never sent")
+	r.Run(a)
+	if n := strings.Count(out.String(), "press Ctrl+C again"); n != 1 || len(a.requests) != 0 {
+		t.Errorf("quick presses: %d asks, requests %q", n, a.requests)
+	}
+}
+
+func TestCompletion(t *testing.T) {
+	t.Parallel()
+	r, a, _, _ := newTestREPL(t, time.Millisecond)
+	r.app = a
+	dir := a.sess.WorkingDirectory
+	for _, p := range []string{"main.go", "main_test.go", "docs/guide.md", ".hidden"} {
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755)
+		os.WriteFile(filepath.Join(dir, p), nil, 0o644)
+	}
+	for _, tt := range []struct {
+		line string
+		want []string
+	}{
+		{"/he", []string{"/help"}},
+		{"/", nil}, // checked below: every command
+		{"/mo", []string{"/model"}},
+		{"fix /he", nil}, // not the first word
+		{"look at @ma", []string{"@main.go", "@main_test.go"}},
+		{"@do", []string{"@docs/"}},
+		{"@docs/g", []string{"@docs/guide.md"}},
+		{"@.h", []string{"@.hidden"}},
+		{"@../", nil},
+	} {
+		got := r.complete(tt.line, len(tt.line))
+		slices.Sort(got)
+		if tt.line == "/" {
+			if len(got) < 10 || !slices.Contains(got, "/clear") {
+				t.Errorf("%q: %q", tt.line, got)
+			}
+			continue
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("complete(%q) = %q, want %q", tt.line, got, tt.want)
+		}
+	}
+}
+
+func TestTypedText(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ in, want string }{
+		{"fix the bug\r", "fix the bug"},
+		{"line one\rline two", "line one\nline two"},
+		{"typo\x7f\x7fo!", "tyo!"},
+		{"gone\x15kept", "kept"},
+		{"two words\x17three", "two three"},
+		{"a\x1b[Db\x1bOAc\x04", "abc"},
+		{"héllo\tworld", "héllo world"},
+		{"\r\r", ""},
+	} {
+		if got := typedText([]byte(tt.in)); got != tt.want {
+			t.Errorf("typedText(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestHistoryPerDirectory(t *testing.T) {
+	t.Parallel()
+	a, b := historyPath("/c", "/p/one"), historyPath("/c", "/p/two")
+	if a == b || filepath.Dir(a) != filepath.Join("/c", "histories") || historyPath("/c", "/p/one/") != a {
+		t.Errorf("%s %s", a, b)
+	}
+}
+
+func TestPromptIsASCIIWithoutUTF8(t *testing.T) {
+	t.Parallel()
+	for unicode, want := range map[bool]string{true: "› ", false: "> "} {
+		r, a, _, _ := newTestREPL(t, time.Millisecond, "/exit")
+		r.streams.Unicode = unicode
+		r.Run(a)
+		if got := r.input.(*script).prompts; len(got) != 1 || got[0] != want {
+			t.Errorf("unicode %v: prompts %q", unicode, got)
+		}
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !linux && !darwin
+
+package repl
+
+func newTypeahead() typeahead { return noAhead{} }

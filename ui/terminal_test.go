@@ -1,0 +1,312 @@
+package ui
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/devagent/dev/event"
+	"github.com/devagent/dev/parser"
+	"github.com/devagent/dev/tools"
+	"github.com/rivo/uniseg"
+)
+
+// syncBuffer is a buffer the live part's ticker may write to meanwhile.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func numbered(n int) string {
+	var lines []string
+	for i := 1; i <= n; i++ {
+		lines = append(lines, fmt.Sprintf("line %d", i))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// A long result shows its first and its last lines, the count of those
+// between them, and caps what the box shows on the screen, after wrapping.
+func TestLongResultsKeepHeadAndTail(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name   string
+		output string
+		want   []string
+		not    []string
+		rows   int // box content rows
+	}{
+		{"short", numbered(10), []string{"line 1 ", "line 10 "}, []string{"lines …"}, 10},
+		{"long", numbered(30), []string{"line 1 ", "line 4 ", "… 21 lines …", "line 26 ", "line 30 "}, []string{"line 5 ", "line 25 "}, 10},
+		{"one very long line", "error at the end: " + strings.Repeat("x", 2000) + " FAIL", []string{"error at the end", "FAIL", "lines …"}, nil, 10},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var buf bytes.Buffer
+			term := NewTerminal(&Streams{Err: &buf, Width: 60, Unicode: true}, Normal)
+			term.Emit(event.ToolFinished{Input: "go test", Result: tools.Result{Tool: "COMMAND", OK: false, Output: tt.output}})
+			got := buf.String()
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("lacks %q:\n%s", w, got)
+				}
+			}
+			for _, n := range tt.not {
+				if strings.Contains(got, n) {
+					t.Errorf("shows %q:\n%s", n, got)
+				}
+			}
+			if rows := strings.Count(got, "\n") - 2; rows != tt.rows {
+				t.Errorf("%d rows in the box, want %d:\n%s", rows, tt.rows, got)
+			}
+			last, ok := term.Last()
+			if !ok || last.Output != tt.output || last.Title != "COMMAND go test" {
+				t.Errorf("/last would show %+v", last)
+			}
+		})
+	}
+}
+
+// The task list is drawn whole when tasks come or go, and only the tasks
+// whose status moved otherwise.
+func TestTaskListShownWhenItChanged(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	term := NewTerminal(&Streams{Err: &buf, Width: 60}, Normal)
+	tasks := func(marks ...parser.Status) parser.Response {
+		texts := []string{"look", "write", "test"}
+		r := parser.Response{HasTaskList: true}
+		for i, m := range marks {
+			r.Tasks = append(r.Tasks, parser.Task{Status: m, Text: texts[i]})
+		}
+		return r
+	}
+	term.Emit(event.ReplyParsed{Response: tasks(parser.InProgress, parser.Pending)})
+	if got := buf.String(); strings.Count(got, "Task List") != 1 {
+		t.Fatalf("first list:\n%s", got)
+	}
+	buf.Reset()
+	term.Emit(event.ReplyParsed{Response: tasks(parser.InProgress, parser.Pending)})
+	if buf.Len() != 0 {
+		t.Errorf("the same list again:\n%s", buf.String())
+	}
+	term.Emit(event.ReplyParsed{Response: tasks(parser.Complete, parser.InProgress)})
+	if got := buf.String(); got != "  [x] look\n  [~] write\n" {
+		t.Errorf("statuses moved: %q", got)
+	}
+	buf.Reset()
+	term.Emit(event.ReplyParsed{Response: tasks(parser.Complete, parser.InProgress, parser.Pending)})
+	if got := buf.String(); strings.Count(got, "Task List") != 1 || !strings.Contains(got, "[ ] test") {
+		t.Errorf("a task came:\n%s", got)
+	}
+}
+
+// The answer is shown once, rendered, after the work; DONE's own box is
+// not drawn.
+func TestAnswerShownOnce(t *testing.T) {
+	t.Parallel()
+	summary := "## Done\n\nAdded **Greet** in `greet.go`.\n\n| check | result |\n|---|---|\n| tests | PASS |"
+	var errBuf, outBuf bytes.Buffer
+	term := NewTerminal(&Streams{Err: &errBuf, Width: 60, Unicode: true}, Normal)
+	term.ShowAnswer(&outBuf, &Markdown{Unicode: true})
+	term.Emit(event.ToolStarted{Tool: "DONE", Input: summary})
+	term.Emit(event.ToolFinished{Input: summary, Result: tools.Result{Tool: "DONE", OK: true, Done: true, Output: summary}})
+	term.Emit(event.Finished{Status: "complete", Summary: summary, Loops: 1, Audit: event.AuditSkipped,
+		Usage: event.Usage{Model: "qwen3", Steps: 1, TokensIn: 12345, TokensOut: 678, ContextTokens: 12345, ContextWindow: 131072, Elapsed: 14 * time.Second}})
+	if strings.Contains(errBuf.String(), "Greet") {
+		t.Errorf("the summary is on stderr too:\n%s", errBuf.String())
+	}
+	out := outBuf.String()
+	for _, raw := range []string{"##", "**", "`", "|---|"} {
+		if strings.Contains(out, raw) {
+			t.Errorf("markdown %q left in the answer:\n%s", raw, out)
+		}
+	}
+	if !strings.Contains(out, "Added Greet in greet.go.") || !strings.Contains(out, "check │ result") {
+		t.Errorf("answer:\n%s", out)
+	}
+	want := "✓ done (audit skipped: nothing changed) · qwen3 · 1 step\n  12.3k in, 678 out · context 9% of 131.1k · 14s\n"
+	if got := errBuf.String(); got != want {
+		t.Errorf("status line:\n%q\nwant\n%q", got, want)
+	}
+}
+
+func TestStatusLineFitsTheWidth(t *testing.T) {
+	t.Parallel()
+	fin := event.Finished{Status: "complete", Loops: 12, Audit: event.AuditPassed,
+		Usage: event.Usage{Model: "devstral-small-2507", Steps: 12, TokensIn: 1234567, TokensOut: 23456, Estimated: true,
+			ContextTokens: 40000, ContextWindow: 65536, Elapsed: 125 * time.Second}}
+	for _, width := range []int{60, 120} {
+		var buf bytes.Buffer
+		NewTerminal(&Streams{Err: &buf, Width: width, Unicode: true}, Normal).Emit(fin)
+		got := buf.String()
+		for _, l := range strings.Split(strings.TrimRight(got, "\n"), "\n") {
+			if w := uniseg.StringWidth(l); w >= width {
+				t.Errorf("width %d: a line of %d columns: %q", width, w, l)
+			}
+		}
+		for _, part := range []string{"devstral-small-2507", "12 steps", "~1.2M in, 23.5k out", "context ~61% of 65.5k", "2m05s"} {
+			if !strings.Contains(got, part) {
+				t.Errorf("width %d: lacks %q: %q", width, part, got)
+			}
+		}
+		if width == 120 && strings.Count(got, "\n") != 1 {
+			t.Errorf("two lines at 120 columns: %q", got)
+		}
+	}
+}
+
+// Frames follow the terminal's width from one event to the next.
+func TestFramesFollowAResize(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	width := 80
+	term := NewTerminal(&Streams{Err: &buf, Width: 80, Unicode: true, WidthNow: func() int { return width }}, Normal)
+	term.Emit(event.ToolStarted{Tool: "READ_FILE", Input: "a.go"})
+	width = 50
+	term.Emit(event.ToolStarted{Tool: "READ_FILE", Input: "b.go"})
+	lines := strings.Split(strings.TrimRight(buf.String(), "\n"), "\n")
+	if len(lines) != 6 || uniseg.StringWidth(lines[0]) != 80 || uniseg.StringWidth(lines[3]) != 50 || uniseg.StringWidth(lines[5]) != 50 {
+		t.Errorf("frames:\n%s", buf.String())
+	}
+}
+
+func TestResumeSaysHowTheLastRunEnded(t *testing.T) {
+	t.Parallel()
+	for status, want := range map[string]string{
+		"complete":    "✓ last run: done\n",
+		"interrupted": "! last run: interrupted\n",
+		"failed":      "✗ last run: failed: cannot reach the model server\n",
+	} {
+		var buf bytes.Buffer
+		NewTerminal(&Streams{Err: &buf, Width: 80, Unicode: true}, Normal).Emit(event.SessionStarted{ID: "x", Resumed: true,
+			LastStatus: status, LastReason: "cannot reach the model server"})
+		if !strings.HasSuffix(buf.String(), want) {
+			t.Errorf("%s: %q", status, buf.String())
+		}
+	}
+}
+
+// liveTerminal is a renderer on a terminal, writing to buf.
+func liveTerminal(buf *syncBuffer, escapes bool) *Terminal {
+	return NewTerminal(&Streams{Err: buf, Width: 60, Unicode: true, ErrTTY: true, Color: escapes}, Normal)
+}
+
+// While the model answers, the live part shows the elapsed time, the
+// tokens (an estimate, marked ~) and the Thoughts as they stream; it is
+// erased before the reply's boxes.
+func TestLiveThoughtsAndTokens(t *testing.T) {
+	t.Parallel()
+	var buf syncBuffer
+	term := liveTerminal(&buf, true)
+	term.Emit(event.RequestStarted{Agent: event.Worker, Step: 1})
+	term.Emit(event.Streaming{Agent: event.Worker, Content: "# Agent Response\n\n## Thoughts\nFirst I read ", Tokens: 9, Estimated: true})
+	term.Emit(event.Streaming{Agent: event.Worker, Content: "the file.\n\n## Tool Choice\nREAD_FILE", Tokens: 1247, Estimated: true})
+	term.redraw() // what the ticker does ten times a second
+	shown := buf.String()
+	if !strings.Contains(shown, "First I read the file.") || !strings.Contains(shown, "Thinking... 0s · ~1,247 tokens") {
+		t.Errorf("live part:\n%q", shown)
+	}
+	if strings.Contains(shown, "Tool Choice") {
+		t.Errorf("more than the thoughts streamed: %q", shown)
+	}
+	term.Emit(event.ReplyParsed{Agent: event.Worker, Response: parser.Response{Thoughts: "First I read the file."}})
+	after := strings.TrimPrefix(buf.String(), shown)
+	if !strings.HasPrefix(after, "\r\x1b[1A\x1b[J┌─ ") {
+		t.Errorf("the live part (2 lines) is not erased before the box: %q", after)
+	}
+}
+
+// While a command runs, its last lines of output are shown live, before
+// it ends; without escape codes, in one line.
+func TestLiveCommandOutput(t *testing.T) {
+	t.Parallel()
+	for _, escapes := range []bool{true, false} {
+		var buf syncBuffer
+		term := liveTerminal(&buf, escapes)
+		term.Emit(event.ToolStarted{Agent: event.Worker, Tool: "COMMAND", Input: "go test ./..."})
+		for i := 1; i <= 8; i++ {
+			term.Emit(event.CommandOutput{Agent: event.Worker, Output: fmt.Sprintf("output %d\n", i)})
+		}
+		term.Emit(event.CommandOutput{Agent: event.Worker, Output: "half a li"})
+		term.Emit(event.CommandOutput{Agent: event.Worker, Output: "ne"})
+		term.redraw()
+		shown := buf.String()
+		if !strings.Contains(shown, "go test ./... 0s") || !strings.Contains(shown, "half a line") {
+			t.Errorf("escapes %v: live part:\n%q", escapes, shown)
+		}
+		if escapes && (!strings.Contains(shown, "│ output 5") || !strings.Contains(shown, "│ output 8") || strings.Contains(shown, "output 3")) {
+			t.Errorf("the last lines are not shown: %q", shown)
+		}
+		if !escapes && strings.Contains(shown, "\x1b") {
+			t.Errorf("escape codes without colour: %q", shown)
+		}
+		term.Emit(event.ToolFinished{Agent: event.Worker, Input: "go test ./...", Result: tools.Result{Tool: "COMMAND", OK: true, Output: "ok"}})
+		if after := strings.TrimPrefix(buf.String(), shown); !strings.Contains(after, "Result") {
+			t.Errorf("no result box after the command: %q", after)
+		}
+	}
+}
+
+func TestAuditStepsArePlural(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	NewTerminal(&Streams{Err: &buf, Width: 80}, Normal).Emit(event.AuditFinished{Verdict: "PASS", Steps: 1})
+	if buf.String() != "ok audit passed (1 step)\n" {
+		t.Errorf("%q", buf.String())
+	}
+}
+
+// redraw draws the live part now, as its ticker does.
+func (t *Terminal) redraw() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.drawLive()
+}
+
+func TestTailKeepsTheLastLines(t *testing.T) {
+	t.Parallel()
+	var tl tail
+	tl.write(numbered(1000) + "\nprogress 10%\rprogress 50%")
+	if got := strings.Join(tl.last(3), "|"); got != "line 999|line 1000|progress 50%" {
+		t.Errorf("tail %q", got)
+	}
+	tl.write("\r\nnext\n")
+	if got := strings.Join(tl.last(2), "|"); got != "progress 50%|next" {
+		t.Errorf("tail %q", got)
+	}
+}
+
+// A retry or a compression during the audit does not make the live part
+// forget that the audit runs.
+func TestLiveAuditSurvivesRetriesAndCompression(t *testing.T) {
+	t.Parallel()
+	var buf syncBuffer
+	term := liveTerminal(&buf, true)
+	term.Emit(event.AuditStarted{})
+	term.Emit(event.Retrying{Message: "HTTP 500", Attempt: 1, Max: 3, Wait: time.Second})
+	term.Emit(event.Compressing{Agent: event.Auditor, Tokens: 900, Window: 1000})
+	term.Emit(event.Compressed{Agent: event.Auditor, TokensBefore: 900, TokensAfter: 100, Window: 1000})
+	got := buf.String()
+	if i := strings.LastIndex(got, "compressed the conversation"); i < 0 || !strings.Contains(got[i:], "Auditing the work...") {
+		t.Errorf("after a compression: %q", got)
+	}
+	if i := strings.Index(got, "retrying"); i < 0 || !strings.Contains(got[i:strings.Index(got, "Compressing")], "Auditing the work...") {
+		t.Errorf("after a retry: %q", got)
+	}
+}
