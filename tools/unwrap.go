@@ -6,37 +6,55 @@ import (
 	"strings"
 )
 
-// wrapped matches one result as Wrap writes it: the body cannot hold the
-// closing tag, which Wrap neutralises.
+// openTag matches the opening tag Wrap writes, at the start of a string.
 var (
-	wrapped   = regexp.MustCompile(`(?s)<tool_result tool="([^"]*)" ok="(true|false)"((?: [A-Za-z0-9_-]+="[^"]*")*)>\n(.*?)\n</tool_result>`)
+	openTag   = regexp.MustCompile(`^<tool_result tool="([^"]*)" ok="(true|false)"((?: [A-Za-z0-9_-]+="[^"]*")*)>\n`)
 	attribute = regexp.MustCompile(`([A-Za-z0-9_-]+)="([^"]*)"`)
 )
 
+const closeTag = "\n</tool_result>"
+
 // Unwrap reads back the results a message holds (ResultsMessage's, or one
 // Wrap), in order, and the texts before, between and after them (the notes
-// ResultsMessage adds after them), trimmed, empty ones left out. A result has the Tool, OK, Attrs and
-// Output that Wrap wrote, except an Output's final newline. Output that
-// itself held "&lt;tool_result" reads back as "<tool_result": Wrap writes
-// both alike.
+// ResultsMessage adds after them), trimmed, empty ones left out. A result
+// has the Tool, OK, Attrs and Output that Wrap wrote, except an Output's
+// final newline. Output that itself held "&lt;tool_result" reads back as
+// "<tool_result": Wrap writes both alike.
 func Unwrap(message string) (results []Result, notes []string) {
-	last := 0
 	note := func(s string) {
 		if s = strings.TrimSpace(s); s != "" {
 			notes = append(notes, s)
 		}
 	}
-	for _, m := range wrapped.FindAllStringSubmatchIndex(message, -1) {
-		note(message[last:m[0]])
-		last = m[1]
-		r := Result{Tool: html.UnescapeString(message[m[2]:m[3]]), OK: message[m[4]:m[5]] == "true",
-			Output: restoreTags(message[m[8]:m[9]])}
-		for _, a := range attribute.FindAllStringSubmatch(message[m[6]:m[7]], -1) {
+	text := 0 // where the text not yet noted starts
+	for at := 0; ; {
+		i := strings.Index(message[at:], "<tool_result ")
+		if i < 0 {
+			break
+		}
+		start := at + i
+		m := openTag.FindStringSubmatchIndex(message[start:])
+		// A body cannot hold the closing tag: Wrap neutralises it.
+		end := -1
+		if m != nil {
+			end = strings.Index(message[start+m[1]-1:], closeTag)
+		}
+		if end < 0 {
+			at = start + 1
+			continue
+		}
+		tag := message[start : start+m[1]]
+		r := Result{Tool: html.UnescapeString(tag[m[2]:m[3]]), OK: tag[m[4]:m[5]] == "true",
+			Output: restoreTags(message[start+m[1] : start+m[1]-1+end])}
+		for _, a := range attribute.FindAllStringSubmatch(tag[m[6]:m[7]], -1) {
 			r.Attrs = append(r.Attrs, [2]string{a[1], html.UnescapeString(a[2])})
 		}
+		note(message[text:start])
 		results = append(results, r)
+		at = start + m[1] - 1 + end + len(closeTag)
+		text = at
 	}
-	note(message[last:])
+	note(message[text:])
 	return results, notes
 }
 
