@@ -136,6 +136,7 @@ dev --resume [-p "…"]        continue the last session used in this directory
 dev --session <uuid> [-p …]  continue (or create with that id) a specific session
 dev sessions list            sessions, newest first
 dev sessions show <uuid>     a readable transcript of a session
+dev sessions serve           browse the sessions in a web page (--port N)
 dev config                   open config.json in $VISUAL / $EDITOR
 dev config path              print the config file's path
 dev profiles                 the model profiles of config.json, the active one marked
@@ -172,12 +173,13 @@ dev doctor [--json]          check the model server and say what to change`,
 		Commands: []*cli.Command{
 			{
 				Name:  "sessions",
-				Usage: "list and show sessions",
+				Usage: "list, show and browse sessions",
 				Subcommands: []*cli.Command{
 					{Name: "list", Usage: "sessions, newest first", Action: d.sessionsList,
 						Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print JSON"}}},
 					{Name: "show", Usage: "a readable transcript of session `UUID`", ArgsUsage: "<uuid>", Action: d.sessionsShow,
 						Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the raw session file"}}},
+					d.sessionsServeCommand(),
 				},
 			},
 			{
