@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -172,18 +173,13 @@ func (m memStore) List() ([]sessions.Summary, error) {
 		out = append(out, sessions.Summary{ID: s.ID, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, WorkingDirectory: s.WorkingDirectory,
 			OriginalPrompt: s.OriginalPrompt, Model: s.Model, Status: s.Status, TotalTokens: s.TotalTokens, Profile: s.Profile, Cost: s.Cost})
 	}
-	sortSummaries(out)
-	return out, nil
-}
-
-func sortSummaries(s []sessions.Summary) {
-	for i := range s {
-		for j := i + 1; j < len(s); j++ {
-			if s[j].UpdatedAt.After(s[i].UpdatedAt) || s[j].UpdatedAt.Equal(s[i].UpdatedAt) && s[j].ID < s[i].ID {
-				s[i], s[j] = s[j], s[i]
-			}
+	slices.SortFunc(out, func(a, b sessions.Summary) int {
+		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
+			return c
 		}
-	}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return out, nil
 }
 
 // plainSession is the n-th of many ordinary sessions.
@@ -194,7 +190,7 @@ func plainSession(n int) *sessions.Session {
 	sess := &sessions.Session{
 		ID:        fmt.Sprintf("%08x-0000-4000-8000-%012x", n, n),
 		CreatedAt: t0.Add(time.Duration(n) * time.Hour), UpdatedAt: t0.Add(time.Duration(n)*time.Hour + 5*time.Minute),
-		WorkingDirectory: dirs[n%len(dirs)], OriginalPrompt: fmt.Sprintf("Task number %d: %s", n, []string{"add a flag", "fix the build", "write docs", "refactor the loop"}[n%4]),
+		WorkingDirectory: dirs[n%len(dirs)], OriginalPrompt: []string{"Add a --verbose flag to the CLI", "Fix the build on Windows", "Write the docs for the config file", "Refactor the request loop"}[n%4],
 		Model: []string{"qwen3-coder", "devstral-small"}[n%2], Status: statuses[n%len(statuses)], TotalTokens: 1000 + 37*n,
 	}
 	sess.History = append(sess.History, request(sess.OriginalPrompt))
