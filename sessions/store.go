@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -243,7 +244,20 @@ func (s *Store) List() ([]*Session, error) {
 	// Decoding dominates with hundreds of long sessions; spread it over
 	// the CPUs.
 	loaded := make([]*Session, len(ids))
-	forEach(len(ids), func(i int) { loaded[i], _ = s.Load(ids[i]) })
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(ids)) {
+		wg.Go(func() {
+			for i := range next {
+				loaded[i], _ = s.Load(ids[i])
+			}
+		})
+	}
+	for i := range ids {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 	list := slices.DeleteFunc(loaded, func(sess *Session) bool { return sess == nil })
 	slices.SortFunc(list, func(a, b *Session) int {
 		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
