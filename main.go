@@ -138,6 +138,7 @@ dev --resume [-p "…"]        continue the last session used in this directory
 dev --session <id> [-p …]    continue (or create with that uuid) a specific session
 dev sessions list            sessions, newest first
 dev sessions show <id>       a session's transcript, as the terminal shows it
+dev sessions serve [--port N]  browse the sessions in a web page on 127.0.0.1
 dev config                   open config.json in $VISUAL / $EDITOR
 dev config path              print the config file's path
 dev profiles                 the model profiles of config.json, the active one marked
@@ -180,8 +181,8 @@ A session id may be shortened to a unique prefix of 6 characters or more.`,
 		Commands: append(d.checkpointCommands(), []*cli.Command{
 			{
 				Name:   "sessions",
-				Usage:  "list and show sessions",
-				Action: unknownSubcommand("sessions", "list", "show"),
+				Usage:  "list, show and browse sessions",
+				Action: unknownSubcommand("sessions", "list", "show", "serve"),
 				Subcommands: []*cli.Command{
 					{Name: "list", Usage: "sessions, newest first", Action: d.sessionsList,
 						Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print JSON"}}},
@@ -190,6 +191,7 @@ A session id may be shortened to a unique prefix of 6 characters or more.`,
 							&cli.BoolFlag{Name: "raw", Usage: "print the stored messages"},
 							&cli.BoolFlag{Name: "json", Usage: "print the raw session file"},
 						}},
+					d.sessionsServeCommand(),
 				},
 			},
 			{

@@ -92,3 +92,69 @@ func BenchmarkPruneNothingOld(b *testing.B) {
 		}
 	}
 }
+
+// manySessions saves n sessions of 60 messages of about 2 KB (120 KB each)
+// with 30 request records.
+func manySessions(b *testing.B, n int) *Store {
+	s := NewStore(b.TempDir(), nil)
+	for i := range n {
+		sess := bigSession(fmt.Sprintf("%08d-0000-4000-8000-000000000000", i))
+		sess.History = sess.History[:60]
+		for range 30 {
+			sess.Requests = append(sess.Requests, Request{Timestamp: time.Now(), Model: "m", Purpose: PurposeWorker, PromptTokens: 9000, CompletionTokens: 300})
+		}
+		if err := s.Save(sess); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return s
+}
+
+// BenchmarkSummary reads one session's summary; BenchmarkLoad the whole
+// session, for comparison.
+func BenchmarkSummary(b *testing.B) {
+	s := manySessions(b, 1)
+	id := "00000000-0000-4000-8000-000000000000"
+	for b.Loop() {
+		if s.summary(id) == nil {
+			b.Fatal("no summary")
+		}
+	}
+}
+
+func BenchmarkLoad(b *testing.B) {
+	s := manySessions(b, 1)
+	id := "00000000-0000-4000-8000-000000000000"
+	for b.Loop() {
+		if _, err := s.Load(id); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkIndex lists 1,000 sessions (120 MB) with an index that read
+// them once: the session browser's list.
+func BenchmarkIndex(b *testing.B) {
+	s := manySessions(b, 1000)
+	x := s.Index()
+	if _, err := x.List(); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		list, err := x.List()
+		if err != nil || len(list) != 1000 {
+			b.Fatal(len(list), err)
+		}
+	}
+}
+
+// BenchmarkIndexCold is the first List of an index over 1,000 sessions.
+func BenchmarkIndexCold(b *testing.B) {
+	s := manySessions(b, 1000)
+	for b.Loop() {
+		list, err := s.Index().List()
+		if err != nil || len(list) != 1000 {
+			b.Fatal(len(list), err)
+		}
+	}
+}

@@ -38,7 +38,7 @@ func ShowSession(s *Streams, sess *sessions.Session) {
 			t.Emit(event.ReplyParsed{Agent: event.Worker, Response: resp})
 			calls = resp.Tools
 			last := calls[len(calls)-1]
-			if last.Name == tools.Done && (i+1 == len(sess.History) || len(tools.Unwrap(sess.History[i+1].Content)) == 0) {
+			if last.Name == tools.Done && (i+1 == len(sess.History) || !hasResults(sess.History[i+1].Content)) {
 				// An accepted DONE ends the run: no results follow it.
 				for _, c := range calls[:len(calls)-1] {
 					t.Emit(event.ToolStarted{Agent: event.Worker, Tool: c.Name, Input: c.Input})
@@ -55,7 +55,7 @@ func ShowSession(s *Streams, sess *sessions.Session) {
 			t.box("Context summary", t.cyan, t.capped(m.Content, resumeLines, 0), t.dim)
 			t.mu.Unlock()
 		default:
-			results := tools.Unwrap(m.Content)
+			results, _ := tools.Unwrap(m.Content)
 			if len(results) == 0 {
 				t.note(m.Content)
 				continue
@@ -150,4 +150,10 @@ func Transcript(w io.Writer, sess *sessions.Session) {
 	for i, m := range sess.History {
 		fmt.Fprintf(w, "## %d. %s\n\n%s\n\n", i+1, m.Role, strings.TrimSpace(m.Content))
 	}
+}
+
+// hasResults reports whether a message brings tool results.
+func hasResults(content string) bool {
+	results, _ := tools.Unwrap(content)
+	return len(results) > 0
 }

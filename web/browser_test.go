@@ -1,0 +1,268 @@
+package web
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/devagent/dev/sessions"
+)
+
+// The browser test drives Debian's chromium (apt-get install chromium)
+// through the DevTools protocol. Without a browser it is skipped, unless
+// DEV_BROWSER=required (CI sets it), which makes that a failure. With
+// -update it writes the README's screenshots to docs/.
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/ and the screenshots in docs/")
+
+func findBrowser(t *testing.T) string {
+	for _, name := range []string{os.Getenv("DEV_CHROMIUM"), "chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if name == "" {
+			continue
+		}
+		if path, err := exec.LookPath(name); err == nil {
+			return path
+		}
+	}
+	const how = "no chromium found (apt-get install chromium, or DEV_CHROMIUM=/path/to/chrome)"
+	if os.Getenv("DEV_BROWSER") == "required" {
+		t.Fatal(how + "; DEV_BROWSER=required makes the browser test mandatory")
+	}
+	t.Skip(how + ": the browser test is skipped; DEV_BROWSER=required makes this a failure")
+	return ""
+}
+
+// browserStore saves the sessions the browser shows into a real store:
+// the rich session and some plain ones.
+func browserStore(t *testing.T) *sessions.Store {
+	store := sessions.NewStore(t.TempDir(), nil)
+	all := []*sessions.Session{richSession()}
+	for i := range 7 {
+		all = append(all, plainSession(i))
+	}
+	for _, s := range all {
+		saveAsIs(t, store, s)
+	}
+	return store
+}
+
+// saveAsIs saves a session keeping its UpdatedAt (Save sets it to now).
+func saveAsIs(t *testing.T, store *sessions.Store, s *sessions.Session) {
+	t.Helper()
+	clock := sessions.NewStore(filepath.Dir(store.Dir(s.ID)), func() time.Time { return s.UpdatedAt })
+	if err := clock.Save(s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestBrowser(t *testing.T) {
+	browser := findBrowser(t)
+	store := browserStore(t)
+	srv, err := New(Options{Sessions: store.Index(), Store: store, Diffs: fakeDiffs{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	serveCtx, stopServing := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(serveCtx, ln) }()
+	defer func() {
+		stopServing()
+		if err := <-served; err != nil {
+			t.Error(err)
+		}
+	}()
+	base := "http://" + ln.Addr().String()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	// The flags this machine's Chromium needs: no sandbox as root, no GPU,
+	// and no background connections (the network is closed).
+	ctx, cancelAlloc := chromedp.NewExecAllocator(ctx, append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(browser), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true),
+		chromedp.WindowSize(1280, 900))...)
+	defer cancelAlloc()
+	ctx, cancelTab := chromedp.NewContext(ctx)
+	defer cancelTab()
+
+	var mu sync.Mutex
+	var problems []string
+	if err := chromedp.Listen(ctx, func(ev any) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch ev := ev.(type) {
+		case *runtime.EventExceptionThrown:
+			problems = append(problems, "script exception: "+ev.ExceptionDetails.Text)
+		case *log.EventEntryAdded:
+			// A violation of the page's own Content-Security-Policy would
+			// mean an asset or a script it needs is blocked.
+			if strings.Contains(ev.Entry.Text, "Content Security Policy") || ev.Entry.Level == log.EntryLevelError && ev.Entry.Source == log.EntrySourceJavascript {
+				problems = append(problems, string(ev.Entry.Source)+": "+ev.Entry.Text)
+			}
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	do := func(what string, steps ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, steps...); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	eval := func(expr string) any {
+		t.Helper()
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[any](expr))
+		if err != nil {
+			t.Fatalf("evaluating %s: %v", expr, err)
+		}
+		return v
+	}
+	text := func() string { return fmt.Sprint(eval(`document.body.innerText`)) }
+	shot := func(name string, full bool) {
+		if !*update {
+			return
+		}
+		action := chromedp.CaptureScreenshot()
+		if full {
+			action = chromedp.FullScreenshot(100)
+		}
+		png, err := chromedp.Run(ctx, action)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join("..", "docs", name), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// Without the token: 403 and nothing of the sessions.
+	do("opening the page without the token", chromedp.Navigate(base+"/"))
+	if body := text(); !strings.Contains(body, "403 forbidden") || strings.Contains(body, "parser") {
+		t.Fatalf("without the token the page says %q", body)
+	}
+	do("opening a session without the token", chromedp.Navigate(base+"/s/"+richID))
+	if body := text(); !strings.Contains(body, "403 forbidden") {
+		t.Fatalf("a session without the token says %q", body)
+	}
+
+	// The printed URL: the list, newest first, and the token gone from
+	// the address bar.
+	do("opening the printed URL", chromedp.Navigate(srv.URL(ln.Addr())), chromedp.WaitVisible(chromedp.CSS(".sessions li")))
+	if loc := fmt.Sprint(eval(`location.href`)); strings.Contains(loc, "token") {
+		t.Errorf("the address bar keeps the token: %s", loc)
+	}
+	if n := eval(`document.querySelectorAll('.sessions li').length`); n != 8.0 {
+		t.Errorf("the list shows %v sessions, want 8", n)
+	}
+	if first := fmt.Sprint(eval(`document.querySelector('.sessions a').getAttribute('href')`)); first != "/s/"+plainSession(6).ID {
+		t.Errorf("the first row is %s, want the newest session", first)
+	}
+	shot("session-browser-list.png", true)
+
+	// The live filter: status, then text; the server answers each change.
+	shown := func(want int) {
+		t.Helper()
+		do(fmt.Sprintf("waiting for %d sessions", want), chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			_, err := chromedp.Poll[bool](fmt.Sprintf(`document.querySelectorAll('.sessions li').length === %d && document.querySelector('#list').getAttribute('aria-busy') === null`, want))(ctx, tg)
+			return err
+		}))
+	}
+	do("choosing a status", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := chromedp.Evaluate[chromedp.Void](`(() => { const s = document.querySelector('select[name=status]'); s.value = 'failed'; s.dispatchEvent(new Event('change', {bubbles: true})); })()`)(ctx, tg)
+		return err
+	}))
+	shown(1) // plain sessions 2 of 7 is the one failed
+	if got := fmt.Sprint(eval(`document.querySelector('.sessions .status').textContent`)); got != "failed" {
+		t.Errorf("filtered by status, the row says %q", got)
+	}
+	do("clearing the status", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := chromedp.Evaluate[chromedp.Void](`(() => { const s = document.querySelector('select[name=status]'); s.value = ''; s.dispatchEvent(new Event('change', {bubbles: true})); })()`)(ctx, tg)
+		return err
+	}))
+	shown(8)
+	do("typing a search", chromedp.SendKeys(chromedp.CSS("input[name=q]"), "parser test"))
+	shown(1)
+	if loc := fmt.Sprint(eval(`location.search`)); !strings.Contains(loc, "q=parser+test") {
+		t.Errorf("the address does not keep the filter: %s", loc)
+	}
+
+	// Open the session: its transcript, chart and diffs.
+	do("opening the session", chromedp.Click(chromedp.CSS(".sessions a")), chromedp.WaitVisible(chromedp.CSS("#transcript .box.tool")))
+	body := text()
+	for _, want := range []string{"Fix the failing parser test", "Tool: FIND_AND_REPLACE_IN_FILE", "audit failed", "audit passed", "compressed the conversation", "Task List"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the session page does not show %q", want)
+		}
+	}
+	// The chart is drawn: each request's bar has marks with an area on
+	// screen, filled by the page's style sheet (not the default black).
+	bars := eval(`Array.from(document.querySelectorAll('.chart svg g.bar')).filter(g => Array.from(g.querySelectorAll('rect')).some(r => {
+		const b = r.getBoundingClientRect(); const fill = getComputedStyle(r).fill;
+		return b.width > 0 && b.height > 0 && fill !== 'none' && fill !== 'rgb(0, 0, 0)';
+	})).length`)
+	if bars != 9.0 {
+		t.Errorf("the chart has %v drawn bars, want 9", bars)
+	}
+	// The diff: added and removed lines, coloured.
+	do("finding the diff", chromedp.WaitVisible(chromedp.CSS("#changes pre.diff span.add")))
+	diff := eval(`(() => { const a = document.querySelector('#changes pre.diff span.add'), d = document.querySelector('#changes pre.diff span.del');
+		return [a.textContent, d.textContent, getComputedStyle(a).backgroundColor, getComputedStyle(d).backgroundColor].join('|'); })()`)
+	parts := strings.Split(fmt.Sprint(diff), "|")
+	if len(parts) != 4 || !strings.HasPrefix(parts[0], "+") || !strings.HasPrefix(parts[1], "-") || parts[2] == parts[3] || strings.Contains(parts[2], "0, 0, 0, 0") {
+		t.Errorf("the diff lines are %q: want + and - lines with their own backgrounds", parts)
+	}
+	shot("session-browser-session.png", false)
+	if *update { // the chart and the first diff, for the README
+		eval(`document.getElementById('usage').scrollIntoView()`)
+		shot("session-browser-usage.png", false)
+	}
+
+	// A phone-width window: nothing wider than the screen.
+	do("narrowing the window", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile, chromedp.EmulateScale(2)))
+	for _, path := range []string{"/", "/s/" + richID} {
+		do("opening "+path+" on a phone", chromedp.Navigate(base+path), chromedp.WaitVisible(chromedp.CSS("main")))
+		// Against the screen's width: a mobile browser widens its layout
+		// viewport (innerWidth) to content that does not fit.
+		if over := eval(`document.documentElement.scrollWidth - screen.width`); over != 0.0 {
+			t.Errorf("%s on a phone is %v pixels wider than the screen", path, over)
+		}
+		if path == "/" {
+			shot("session-browser-phone.png", false)
+		}
+	}
+	do("widening the window", chromedp.ResetViewport())
+
+	// Hostile content shows as text and runs nothing.
+	saveAsIs(t, store, hostileSession())
+	do("opening the hostile session", chromedp.Navigate(base+"/s/"+hostileID), chromedp.WaitVisible(chromedp.CSS("#transcript")))
+	if pwned := eval(`window.__pwned === undefined`); pwned != true {
+		t.Error("the hostile session ran a script")
+	}
+	if !strings.Contains(text(), hostile[:40]) {
+		t.Error("the hostile text is not shown as text")
+	}
+	do("listing with the hostile session", chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS(".sessions li")))
+	if pwned := eval(`window.__pwned === undefined`); pwned != true {
+		t.Error("the hostile session ran a script in the list")
+	}
+
+	mu.Lock()
+	defer mu.Unlock()
+	for _, p := range problems {
+		t.Errorf("the browser reported %s", p)
+	}
+}

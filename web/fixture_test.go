@@ -1,0 +1,224 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/devagent/dev/llm"
+	"github.com/devagent/dev/parser"
+	"github.com/devagent/dev/prompts"
+	"github.com/devagent/dev/sessions"
+	"github.com/devagent/dev/tools"
+)
+
+// The sessions of these tests are written as dev writes them: requests
+// wrapped by prompts.UserRequest, replies stored as parser templates,
+// results wrapped by tools.ResultsMessage, compressions rendered by
+// prompts.Compressed.
+
+var t0 = time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC)
+
+// hostile is model output that would run or break the page if it were
+// written into the HTML as it is.
+const hostile = `<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">"'></pre></div>`
+
+const (
+	richID    = "0b0f4d5e-7a1c-4f3e-9b2a-1c2d3e4f5a6b"
+	hostileID = "dddddddd-dddd-4ddd-8ddd-dddddddddddd"
+)
+
+func reply(thoughts string, tasks []parser.Task, calls ...parser.ToolCall) llm.Message {
+	r := parser.Response{Thoughts: thoughts, Tasks: tasks, HasTaskList: tasks != nil, Tools: calls}
+	return llm.Message{Role: llm.RoleAssistant, Content: r.Template()}
+}
+
+func results(calls []parser.ToolCall, rs []tools.Result, note string) llm.Message {
+	return llm.Message{Role: llm.RoleUser, Content: tools.ResultsMessage(calls, rs, note)}
+}
+
+func request(text string) llm.Message {
+	return llm.Message{Role: llm.RoleUser, Content: prompts.UserRequest(text)}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// richSession has every kind of entry: a compression, thoughts, task
+// lists, tools with long inputs and results, a failed command, a failed
+// audit then a passed one, a second request that was interrupted.
+func richSession() *sessions.Session {
+	tasks1 := []parser.Task{{Status: parser.InProgress, Text: "Find the failing test"}, {Status: parser.Pending, Text: "Fix the parser"}}
+	tasks2 := []parser.Task{{Status: parser.Complete, Text: "Find the failing test"}, {Status: parser.InProgress, Text: "Fix the parser"}}
+	read := parser.ToolCall{Name: tools.ReadFile, Input: "parse.go 1-40"}
+	run := parser.ToolCall{Name: tools.Command, Input: "```bash\ngo test ./...\n```"}
+	write := parser.ToolCall{Name: tools.WriteFile, Input: "notes.md\n```markdown\n" + strings.Repeat("line of notes\n", 30) + "```"}
+	edit := parser.ToolCall{Name: tools.FindAndReplace, Input: "parse.go\n```find\nreturn nil\n```\n```replace\nreturn err\n```"}
+	done := parser.ToolCall{Name: tools.Done, Input: "Fixed the parser: errors are returned now."}
+	feedback := "Overall: FAIL\nThe tests were not run after the edit.\nRun go test ./... and show it passes."
+	long := strings.Repeat("ok  \tgithub.com/x/y\t0.01s\n", 40)
+
+	h := []llm.Message{
+		{Role: llm.RoleUser, Content: prompts.Compressed{Summary: "We read the code and found the parser.", Tasks: "[~] Find the failing test", Original: "Fix the failing parser test"}.Render()},
+		reply("The test fails in parse.go; read it.", tasks1, read),
+		results([]parser.ToolCall{read}, []tools.Result{{Tool: tools.ReadFile, OK: true, Output: "parse.go (120 lines)\nfunc Parse() error {\n\treturn nil\n}", Attrs: [][2]string{{"path", "parse.go"}}}}, ""),
+		reply("Run the tests, then write notes.", tasks2, run, write),
+		results([]parser.ToolCall{run, write}, []tools.Result{{Tool: tools.Command, OK: false, Output: "FAIL github.com/x/y\nexit code 1"}}, ""),
+		reply("Fix it.", tasks2, edit, done),
+		results([]parser.ToolCall{edit, done}, []tools.Result{
+			{Tool: tools.FindAndReplace, OK: true, Output: "Replaced 1 match in parse.go", Attrs: [][2]string{{"path", "parse.go"}}},
+			{Tool: tools.Done, OK: false, Output: "The audit did not accept your work. Fix what it found, then use DONE again.\n\n" + feedback},
+		}, ""),
+		reply("Run the tests this time.", nil, run),
+		results([]parser.ToolCall{run}, []tools.Result{{Tool: tools.Command, OK: true, Output: long + "exit code 0"}},
+			"You have run COMMAND with the same input 3 times in a row and got the same result."),
+		reply("All green.", []parser.Task{{Status: parser.Complete, Text: "Find the failing test"}, {Status: parser.Complete, Text: "Fix the parser"}}, done),
+		request("Now add a test for empty input"),
+		reply("Write the test.", nil, parser.ToolCall{Name: tools.WriteFile, Input: "parse_test.go\n```go\npackage p\n```"}),
+		{Role: llm.RoleUser, Content: "The user interrupted the request before the reply was complete."},
+	}
+	var reqs []sessions.Request
+	for i := range 9 {
+		r := sessions.Request{Timestamp: t0.Add(time.Duration(i) * time.Minute), Model: "qwen3-coder", Purpose: sessions.PurposeWorker,
+			PromptTokens: 4000 + 1500*i, CompletionTokens: 200 + 40*i, FirstByteMs: int64(800 + 300*i), DurationMs: int64(3000 + 700*i)}
+		switch i {
+		case 0:
+			r.Purpose = sessions.PurposeCompress
+		case 4, 7:
+			r.Purpose = sessions.PurposeAudit
+		case 2:
+			r.FormatError = true
+		}
+		if i > 1 {
+			r.CachedTokens = ptr(3000)
+		}
+		reqs = append(reqs, r)
+	}
+	return &sessions.Session{
+		ID: richID, CreatedAt: t0, UpdatedAt: t0.Add(10 * time.Minute), WorkingDirectory: "/home/ann/parser",
+		OriginalPrompt: "Fix the failing parser test", Model: "qwen3-coder", Status: sessions.Interrupted,
+		TaskList: []parser.Task{{Status: parser.Complete, Text: "Find the failing test"}, {Status: parser.Complete, Text: "Fix the parser"}},
+		History:  h, TotalTokens: 60000,
+		Compressions: []sessions.Compression{{Timestamp: t0.Add(time.Minute), TokensBefore: 30000, TokensAfter: 1200}},
+		Audits: []sessions.Audit{
+			{Timestamp: t0.Add(5 * time.Minute), Steps: 3, Verdict: "FAIL", Feedback: feedback},
+			{Timestamp: t0.Add(8 * time.Minute), Steps: 2, Verdict: "PASS", Feedback: "Overall: PASS\nThe tests pass."},
+		},
+		Requests: reqs, Cost: ptr(0.0123),
+	}
+}
+
+// hostileSession puts hostile text everywhere model output or a user's
+// input reaches the page.
+func hostileSession() *sessions.Session {
+	call := parser.ToolCall{Name: tools.Command, Input: hostile}
+	return &sessions.Session{
+		ID: hostileID, CreatedAt: t0, UpdatedAt: t0.Add(time.Hour), WorkingDirectory: "/tmp/" + hostile,
+		OriginalPrompt: "hostile " + hostile, Model: hostile, Status: sessions.Failed, Profile: hostile,
+		TaskList: []parser.Task{{Status: parser.Pending, Text: hostile}},
+		History: []llm.Message{
+			request(hostile),
+			reply(hostile, []parser.Task{{Status: parser.Pending, Text: hostile}}, call),
+			results([]parser.ToolCall{call}, []tools.Result{{Tool: tools.Command, Output: hostile, Attrs: [][2]string{{"path", hostile}}}}, hostile),
+			{Role: llm.RoleAssistant, Content: "not a template " + hostile},
+		},
+		Audits:   []sessions.Audit{{Verdict: "FAIL", Feedback: hostile}},
+		Requests: []sessions.Request{{Timestamp: t0, Model: hostile, Purpose: hostile, PromptTokens: 10, CompletionTokens: 5}},
+	}
+}
+
+// fakeDiffs serves fixed step diffs, the hostile session's with hostile
+// paths and content.
+type fakeDiffs struct{ err error }
+
+func (f fakeDiffs) Steps(_ context.Context, sess *sessions.Session) ([]StepDiff, error) {
+	if f.err != nil {
+		return nil, f.err
+	}
+	if sess.ID == hostileID {
+		return []StepDiff{{Checkpoint: 1, Tool: hostile, Input: hostile, Files: []FileDiff{{Path: hostile, Change: hostile,
+			Patch: "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-" + hostile + "\n+" + hostile + "\n"}}}}, nil
+	}
+	if sess.ID != richID {
+		return nil, nil
+	}
+	return []StepDiff{
+		{Checkpoint: 2, Time: t0.Add(3 * time.Minute), Request: 1, Step: 2, Tool: tools.WriteFile, Input: "notes.md",
+			Files: []FileDiff{{Path: "notes.md", Change: "added", Patch: "diff --git a/notes.md b/notes.md\nnew file mode 100644\n--- /dev/null\n+++ b/notes.md\n@@ -0,0 +1,2 @@\n+line of notes\n+line of notes\n"}}},
+		{Checkpoint: 3, Time: t0.Add(4 * time.Minute), Request: 1, Step: 3, Tool: tools.FindAndReplace, Input: "parse.go",
+			Files: []FileDiff{
+				{Path: "parse.go", Change: "modified", Patch: "diff --git a/parse.go b/parse.go\n--- a/parse.go\n+++ b/parse.go\n@@ -1,3 +1,3 @@\n func Parse() error {\n-\treturn nil\n+\treturn err\n }\n"},
+				{Path: "logo.png", Change: "modified", Binary: true, Patch: "diff --git a/logo.png b/logo.png\nBinary files a/logo.png and b/logo.png differ\n"},
+			}},
+	}, nil
+}
+
+// memStore serves sessions from memory, as Lister and Loader.
+type memStore map[string]*sessions.Session
+
+func (m memStore) Load(id string) (*sessions.Session, error) {
+	if s, ok := m[id]; ok {
+		return s, nil
+	}
+	return nil, fmt.Errorf("%w: %s", sessions.ErrNotFound, id)
+}
+
+func (m memStore) List() ([]sessions.Summary, error) {
+	var out []sessions.Summary
+	for _, s := range m {
+		out = append(out, sessions.Summary{ID: s.ID, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, WorkingDirectory: s.WorkingDirectory,
+			OriginalPrompt: s.OriginalPrompt, Model: s.Model, Status: s.Status, TotalTokens: s.TotalTokens, Profile: s.Profile, Cost: s.Cost})
+	}
+	slices.SortFunc(out, func(a, b sessions.Summary) int {
+		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return out, nil
+}
+
+// plainSession is the n-th of many ordinary sessions.
+func plainSession(n int) *sessions.Session {
+	statuses := []sessions.Status{sessions.Complete, sessions.Complete, sessions.Failed, sessions.Interrupted, sessions.Active}
+	dirs := []string{"/home/ann/api", "/home/ann/web", "/home/ann/parser", "/srv/tools"}
+	read := parser.ToolCall{Name: tools.ReadFile, Input: "main.go"}
+	sess := &sessions.Session{
+		ID:        fmt.Sprintf("%08x-0000-4000-8000-%012x", n, n),
+		CreatedAt: t0.Add(time.Duration(n) * time.Hour), UpdatedAt: t0.Add(time.Duration(n)*time.Hour + 5*time.Minute),
+		WorkingDirectory: dirs[n%len(dirs)], OriginalPrompt: []string{"Add a --verbose flag to the CLI", "Fix the build on Windows", "Write the docs for the config file", "Refactor the request loop"}[n%4],
+		Model: []string{"qwen3-coder", "devstral-small"}[n%2], Status: statuses[n%len(statuses)], TotalTokens: 1000 + 37*n,
+	}
+	sess.History = append(sess.History, request(sess.OriginalPrompt))
+	for i := range 30 {
+		sess.History = append(sess.History, reply(fmt.Sprintf("Step %d: read main.go again.", i), nil, read),
+			results([]parser.ToolCall{read}, []tools.Result{{Tool: tools.ReadFile, OK: true, Output: strings.Repeat("\tfmt.Println(\"hello\") // a & b\n", 60)}}, ""))
+		sess.Requests = append(sess.Requests, sessions.Request{Timestamp: sess.CreatedAt, Model: sess.Model, Purpose: sessions.PurposeWorker, PromptTokens: 900, CompletionTokens: 80})
+	}
+	return sess
+}
+
+// newTestServer serves m with the fake diffs and a known token.
+func newTestServer(t testing.TB, m memStore, d Diffs) *Server {
+	t.Helper()
+	s, err := New(Options{Sessions: m, Store: m, Diffs: d, Token: "test-token"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// get sends a request from 127.0.0.1 with the token's cookie.
+func get(t testing.TB, s *Server, target string) *httptest.ResponseRecorder {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodGet, "http://127.0.0.1:8000"+target, nil)
+	req.RemoteAddr = "127.0.0.1:50000"
+	req.AddCookie(&http.Cookie{Name: s.cookie, Value: s.Token()})
+	w := httptest.NewRecorder()
+	s.Handler().ServeHTTP(w, req)
+	return w
+}

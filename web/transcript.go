@@ -1,0 +1,412 @@
+package web
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/devagent/dev/audit"
+	"github.com/devagent/dev/llm"
+	"github.com/devagent/dev/parser"
+	"github.com/devagent/dev/sessions"
+	"github.com/devagent/dev/textfmt"
+	"github.com/devagent/dev/tools"
+)
+
+// Kinds of transcript entries: the boxes and lines the terminal shows.
+const (
+	kindRequest = "request" // the user's request
+	kindThought = "thoughts"
+	kindTasks   = "tasks"   // the task list, when it changed
+	kindTool    = "tool"    // a tool call and its input
+	kindResult  = "result"  // a tool's result
+	kindLine    = "line"    // one line: audit verdict, compression, warning, end of a request
+	kindSummary = "summary" // the summary that replaced a compressed history
+	kindRaw     = "raw"     // a message that is not in the protocol's form
+)
+
+// Classes of a line, as the terminal colours them.
+const (
+	classOK   = "ok"
+	classFail = "fail"
+	classWarn = "warn"
+	classInfo = "info" // compressions
+	classDim  = "dim"
+)
+
+// Lines of a tool input or result shown before "show all".
+const (
+	inputLines  = 12
+	resultLines = 12
+)
+
+// entry is one box or line of the transcript.
+type entry struct {
+	Kind  string
+	Title string
+	Class string
+	OK    bool
+	Text  string // the body, or its first lines when More is set
+	More  string // the whole body when it is longer than Text
+	Lines int    // lines of More
+	Tasks []parser.Task
+}
+
+// transcript rebuilds what the terminal showed of a session's runs from
+// its history: the requests, each reply's thoughts, task list (when it
+// changed) and tool calls, the results, audits, compressions and
+// warnings. The history keeps only the normalised template of accepted
+// replies and the wrapped results, so it is parsed again here; what the
+// history does not keep (reasoning, warnings about the reply's form, the
+// auditor's steps) cannot be shown.
+func transcript(sess *sessions.Session) []entry {
+	b := &builder{sess: sess, auditUsed: make([]bool, len(sess.Audits)), numbered: true}
+	b.matchPasses()
+	for i, m := range sess.History {
+		b.at = i
+		if m.Role == llm.RoleAssistant {
+			b.flush()
+			b.assistant(m.Content)
+			continue
+		}
+		if b.pending != nil && strings.Contains(m.Content, "<tool_result") && !strings.HasPrefix(m.Content, shellNote) {
+			b.results(m.Content)
+			continue
+		}
+		if strings.HasPrefix(m.Content, interrupted) {
+			b.lastDone = false // not even a DONE ends an interrupted request
+		}
+		b.flush()
+		b.user(m.Content)
+	}
+	b.flush()
+	b.endRequest(true)
+	return b.out
+}
+
+// shellNote starts the message that brings a command the user ran (the !
+// escape) into the conversation.
+const shellNote = "The user ran a command in the working directory"
+
+// interrupted starts the notes of an interruption.
+const interrupted = "The user interrupted"
+
+type builder struct {
+	sess  *sessions.Session
+	out   []entry
+	at    int    // index of the message being read
+	tasks string // the task list shown last
+	steps int    // accepted replies in the current request
+	// requests counts the requests shown; after a compression summary
+	// the count of those before it is lost.
+	requests int
+	numbered bool
+	// pending are the calls of the last reply, shown with their results
+	// as the terminal shows them: each tool, then its result. pendingAt
+	// is the reply's index in the history.
+	pending   []parser.ToolCall
+	pendingAt int
+	lastDone  bool // the last reply called DONE
+	closed    bool // the request shown last ended with an accepted DONE
+	auditUsed []bool
+	// passes maps the history index of a DONE that ended its request to
+	// the audit that passed it.
+	passes map[int]int
+}
+
+func (b *builder) add(e entry) { b.out = append(b.out, e) }
+
+func (b *builder) line(class, text, more string) {
+	e := entry{Kind: kindLine, Class: class, Text: text}
+	// A note of one line shown whole has nothing more to show.
+	if more = strings.TrimSpace(more); more != "" && !strings.HasSuffix(text, more) {
+		e.More, e.Lines = more, lineCount(more)
+	}
+	b.add(e)
+}
+
+func (b *builder) user(content string) {
+	switch {
+	case strings.HasPrefix(content, "<user_request>"):
+		b.endRequest(false)
+		b.closed = false
+		text := strings.TrimSuffix(strings.TrimPrefix(content, "<user_request>"), "</user_request>")
+		b.requests++
+		title := "Request"
+		if b.numbered {
+			title = fmt.Sprintf("Request %d", b.requests)
+		}
+		b.add(entry{Kind: kindRequest, Title: title, Text: strings.TrimSpace(text)})
+		return
+	case strings.HasPrefix(content, "[CONTEXT SUMMARY]"):
+		b.compressed(content)
+		return
+	case strings.HasPrefix(content, "Your reply could not be used: "):
+		msg := strings.TrimPrefix(content, "Your reply could not be used: ")
+		b.line(classWarn, "! reply not in the expected format: "+textfmt.FirstLine(msg), msg)
+		return
+	case strings.HasPrefix(content, shellNote):
+		b.line(classInfo, "! the user ran a command, for the model to know:", "")
+	}
+	results, notes := tools.Unwrap(content)
+	for _, r := range results {
+		b.result(r)
+	}
+	for _, n := range notes {
+		if !strings.HasPrefix(n, shellNote) {
+			b.line(classWarn, "! "+textfmt.FirstLine(n), n)
+		}
+	}
+}
+
+// results shows the pending calls with their results, in the order they
+// ran. Calls after a failure did not run; a note says so, as the terminal
+// showed nothing of them.
+func (b *builder) results(content string) {
+	results, notes := tools.Unwrap(content)
+	calls := b.pending
+	b.pending = nil
+	b.lastDone = false // results came back: the request goes on
+	for i, r := range results {
+		if i < len(calls) {
+			b.tool(calls[i])
+		}
+		b.result(r)
+	}
+	for _, n := range notes {
+		b.line(classWarn, "! "+textfmt.FirstLine(n), n)
+	}
+}
+
+// flush shows the pending calls that no results message follows: the
+// reply whose DONE ended the request (its results are not kept), or one
+// cut short.
+func (b *builder) flush() {
+	if b.pending == nil {
+		return
+	}
+	calls := b.pending
+	b.pending = nil
+	for _, c := range calls {
+		b.tool(c)
+	}
+	if b.lastDone { // the DONE was accepted: the request ends here
+		if a, ok := b.passes[b.pendingAt]; ok {
+			b.audit(a)
+		}
+		b.line(classOK, "✓ done in "+textfmt.Plural(b.steps, "step"), "")
+		b.steps, b.lastDone, b.closed = 0, false, true
+	}
+}
+
+func (b *builder) tool(call parser.ToolCall) {
+	e := entry{Kind: kindTool, Title: "Tool: " + call.Name}
+	e.Text, e.More, e.Lines = clip(withoutFences(call.Input), inputLines)
+	b.add(e)
+}
+
+// compressed shows the compressions that led to a summary, then the
+// summary. The history holds the last summary only; the compressions are
+// all recorded.
+func (b *builder) compressed(summary string) {
+	b.numbered = false
+	for _, c := range b.sess.Compressions {
+		b.line(classInfo, fmt.Sprintf("↓ compressed the conversation: %s → %s tokens (%s)",
+			textfmt.Thousands(int64(c.TokensBefore)), textfmt.Thousands(int64(c.TokensAfter)), c.Timestamp.Local().Format("2006-01-02 15:04")), "")
+	}
+	b.add(entry{Kind: kindSummary, Title: "Summary of the earlier conversation", Text: strings.TrimSpace(summary)})
+}
+
+func (b *builder) assistant(content string) {
+	resp, err := parser.Parse(content, toolNames(content))
+	if err != nil {
+		b.add(entry{Kind: kindRaw, Title: "Reply (not in the expected format)", Text: strings.TrimSpace(content)})
+		return
+	}
+	b.steps++
+	if resp.Thoughts != "" {
+		b.add(entry{Kind: kindThought, Title: "Thoughts", Text: resp.Thoughts})
+	}
+	if resp.HasTaskList && len(resp.Tasks) > 0 {
+		if list := parser.TaskLines(resp.Tasks); list != b.tasks {
+			b.tasks = list
+			b.add(entry{Kind: kindTasks, Title: "Task List", Tasks: resp.Tasks})
+		}
+	}
+	b.lastDone = slices.ContainsFunc(resp.Tools, func(c parser.ToolCall) bool { return c.Name == tools.Done })
+	b.pending, b.pendingAt = resp.Tools, b.at
+	if b.pending == nil {
+		b.pending = []parser.ToolCall{}
+	}
+}
+
+// result shows a tool's result; a DONE the audit did not accept shows as
+// the audit's verdict.
+func (b *builder) result(r tools.Result) {
+	if r.Tool == tools.Done {
+		b.lastDone = false // the work goes on
+		if a, ok := b.failedAudit(r.Output); ok {
+			b.audit(a)
+			return
+		}
+	}
+	title := "Result"
+	if !r.OK {
+		title = "Result: failed"
+	}
+	for _, a := range r.Attrs {
+		if a[0] == "path" {
+			title += " · " + a[1]
+		}
+	}
+	e := entry{Kind: kindResult, Title: title, OK: r.OK}
+	e.Text, e.More, e.Lines = clip(r.Output, resultLines)
+	b.add(e)
+}
+
+// failedAudit finds the failed audit whose feedback a DONE's result holds.
+func (b *builder) failedAudit(output string) (int, bool) {
+	for i, a := range b.sess.Audits {
+		if !b.auditUsed[i] && a.Verdict != string(audit.Pass) && strings.TrimSpace(a.Feedback) != "" &&
+			strings.HasSuffix(strings.TrimSpace(output), strings.TrimSpace(a.Feedback)) {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// matchPasses pairs the DONEs that ended their request with the audits
+// that passed. Neither says which goes with which: a DONE accepted
+// without an audit (audit off, or nothing changed) has none, and the
+// history may have lost early DONEs to compression. The latest DONEs go
+// with the latest passes.
+func (b *builder) matchPasses() {
+	b.passes = map[int]int{}
+	var ended []int
+	h := b.sess.History
+	for i, m := range h {
+		if m.Role != llm.RoleAssistant || !callsDone(m.Content) {
+			continue
+		}
+		next := ""
+		if i+1 < len(h) {
+			next = h[i+1].Content
+		}
+		if !strings.Contains(next, "<tool_result") && !strings.HasPrefix(next, interrupted) {
+			ended = append(ended, i)
+		}
+	}
+	var passed []int
+	for i, a := range b.sess.Audits {
+		if a.Verdict == string(audit.Pass) {
+			passed = append(passed, i)
+		}
+	}
+	for len(ended) > 0 && len(passed) > 0 {
+		b.passes[ended[len(ended)-1]] = passed[len(passed)-1]
+		b.auditUsed[passed[len(passed)-1]] = true
+		ended, passed = ended[:len(ended)-1], passed[:len(passed)-1]
+	}
+}
+
+func callsDone(content string) bool {
+	resp, err := parser.Parse(content, toolNames(content))
+	if err != nil {
+		return false
+	}
+	for _, c := range resp.Tools {
+		if c.Name == tools.Done {
+			return true
+		}
+	}
+	return false
+}
+
+func (b *builder) audit(i int) {
+	b.auditUsed[i] = true
+	a := b.sess.Audits[i]
+	if a.Verdict == string(audit.Pass) {
+		b.line(classOK, fmt.Sprintf("✓ audit passed (%s)", textfmt.Plural(a.Steps, "step")), a.Feedback)
+		return
+	}
+	b.line(classFail, fmt.Sprintf("✗ audit failed (%s): %s", textfmt.Plural(a.Steps, "step"), feedbackLine(a.Feedback)), a.Feedback)
+}
+
+// endRequest closes the request being shown with how it ended, as the
+// terminal's last line does. Only the session's last request has a known
+// status; an earlier one either ended with DONE or was cut short.
+func (b *builder) endRequest(last bool) {
+	if b.closed || b.requests == 0 && b.steps == 0 {
+		return
+	}
+	steps := textfmt.Plural(b.steps, "step")
+	switch {
+	case !last:
+		b.line(classDim, "the request ended without DONE after "+steps, "")
+	case b.sess.Status == sessions.Failed:
+		b.line(classFail, "✗ failed after "+steps, "")
+	case b.sess.Status == sessions.Interrupted:
+		b.line(classWarn, "! interrupted after "+steps+"; dev --resume continues the session", "")
+	case b.sess.Status == sessions.Active:
+		b.line(classDim, "… in progress, or ended without saving its status ("+steps+" so far)", "")
+	}
+	b.steps, b.lastDone = 0, false
+}
+
+// toolNames are the tool names a stored reply calls: the line after each
+// Tool Choice heading of its normalised template. The tools a session
+// could call (custom and MCP tools among them) are not stored.
+func toolNames(content string) []string {
+	var names []string
+	lines := strings.Split(content, "\n")
+	for i, l := range lines {
+		if strings.TrimSpace(l) == "## Tool Choice" && i+1 < len(lines) {
+			if name := strings.TrimSpace(lines[i+1]); name != "" {
+				names = append(names, name)
+			}
+		}
+	}
+	return names
+}
+
+// feedbackLine is the most telling line of an audit report: the first
+// after its verdict line, where auditors say what to fix.
+func feedbackLine(report string) string {
+	lines := strings.Split(strings.TrimSpace(report), "\n")
+	for i, l := range lines {
+		if _, ok := audit.ParseVerdict(l); ok {
+			for _, next := range lines[i+1:] {
+				if strings.TrimSpace(next) != "" {
+					return strings.TrimSpace(next)
+				}
+			}
+			return strings.TrimSpace(l)
+		}
+	}
+	return textfmt.FirstLine(report)
+}
+
+// withoutFences drops the fence lines of a tool input: markup, not
+// content, as the terminal shows inputs.
+func withoutFences(input string) string {
+	var kept []string
+	for _, l := range strings.Split(strings.TrimSpace(input), "\n") {
+		if t := strings.TrimSpace(l); !strings.HasPrefix(t, "```") && !strings.HasPrefix(t, "~~~") {
+			kept = append(kept, l)
+		}
+	}
+	return strings.Join(kept, "\n")
+}
+
+// clip keeps the first n lines of text; more is the whole text when it
+// is longer, with its line count.
+func clip(text string, n int) (head, more string, lines int) {
+	text = strings.TrimRight(text, "\n")
+	all := strings.Split(text, "\n")
+	if len(all) <= n+2 { // hiding one or two lines saves nothing
+		return text, "", 0
+	}
+	return strings.Join(all[:n], "\n"), text, len(all)
+}
+
+func lineCount(s string) int { return strings.Count(s, "\n") + 1 }

@@ -1,0 +1,155 @@
+package web
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/devagent/dev/llm"
+	"github.com/devagent/dev/parser"
+	"github.com/devagent/dev/prompts"
+	"github.com/devagent/dev/sessions"
+	"github.com/devagent/dev/tools"
+)
+
+// text writes entries one per line: kind, class or state, title, body.
+func text(entries []entry) string {
+	var b strings.Builder
+	for _, e := range entries {
+		b.WriteString("[" + e.Kind)
+		switch {
+		case e.Class != "":
+			b.WriteString(" " + e.Class)
+		case e.Kind == kindResult && e.OK:
+			b.WriteString(" ok")
+		case e.Kind == kindResult:
+			b.WriteString(" failed")
+		}
+		b.WriteString("]")
+		if e.Title != "" {
+			b.WriteString(" " + e.Title + ":")
+		}
+		body := e.Text
+		if e.Tasks != nil {
+			body = parser.TaskLines(e.Tasks)
+		}
+		if body != "" {
+			b.WriteString(" " + strings.ReplaceAll(body, "\n", "\n    "))
+		}
+		if e.More != "" {
+			b.WriteString("\n    (" + strings.TrimSpace(strings.SplitN(e.More, "\n", 2)[0]) + "…: " + strconv.Itoa(e.Lines) + " lines in all)")
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// The rich session reads as the terminal showed it: the golden file is
+// the transcript to review.
+func TestTranscriptGolden(t *testing.T) {
+	t.Parallel()
+	got := text(transcript(richSession()))
+	path := filepath.Join("testdata", "rich-transcript.golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("transcript =\n%s\nwant (%s)\n%s", got, path, want)
+	}
+}
+
+func TestTranscript(t *testing.T) {
+	t.Parallel()
+	write := parser.ToolCall{Name: tools.WriteFile, Input: "a.go\n```go\npackage a\n```"}
+	done := parser.ToolCall{Name: tools.Done, Input: "Wrote a.go."}
+	wrote := tools.Result{Tool: tools.WriteFile, OK: true, Output: "Created a.go (1 line)", Attrs: [][2]string{{"path", "a.go"}}}
+	tests := []struct {
+		name   string
+		sess   sessions.Session
+		want   string
+		absent []string
+	}{
+		{
+			name: "numbered requests, a DONE accepted without an audit, then a shell command",
+			sess: sessions.Session{Status: sessions.Complete, History: []llm.Message{
+				request("write a.go"),
+				reply("Write it.", nil, write, done), // DONE ended the request: no results kept
+				{Role: llm.RoleUser, Content: "The user ran a command in the working directory, for you to know:\n" + tools.Result{Tool: tools.Command, OK: true, Output: "$ ls\na.go"}.Wrap()},
+				request("and b.go"),
+				reply("", nil, done),
+			}},
+			want: "[request] Request 1: write a.go\n[thoughts] Thoughts: Write it.\n[tool] Tool: WRITE_FILE: a.go\n    package a\n[tool] Tool: DONE: Wrote a.go.\n" +
+				"[line ok] ✓ done in 1 step\n[line info] ! the user ran a command, for the model to know:\n[result ok] Result: $ ls\n    a.go\n" +
+				"[request] Request 2: and b.go\n[tool] Tool: DONE: Wrote a.go.\n[line ok] ✓ done in 1 step\n",
+		},
+		{
+			name: "each tool with its result, a failure, the calls not run",
+			sess: sessions.Session{Status: sessions.Failed, History: []llm.Message{
+				request("go"),
+				reply("", nil, write, write, done),
+				results([]parser.ToolCall{write, write, done}, []tools.Result{wrote, {Tool: tools.WriteFile, Output: "disk full"}}, ""),
+			}},
+			want: "[request] Request 1: go\n[tool] Tool: WRITE_FILE: a.go\n    package a\n[result ok] Result · a.go: Created a.go (1 line)\n" +
+				"[tool] Tool: WRITE_FILE: a.go\n    package a\n[result failed] Result: failed: disk full\n" +
+				"[line warn] ! Not run, because WRITE_FILE failed: DONE.\n[line fail] ✗ failed after 1 step\n",
+		},
+		{
+			name: "an audit interrupted is no DONE and takes no verdict",
+			sess: sessions.Session{Status: sessions.Interrupted, Audits: []sessions.Audit{{Verdict: "PASS", Steps: 1}}, History: []llm.Message{
+				request("go"),
+				reply("", nil, done),
+				{Role: llm.RoleUser, Content: "The user interrupted the audit of your DONE."},
+			}},
+			want:   "[request] Request 1: go\n[tool] Tool: DONE: Wrote a.go.\n[line warn] ! The user interrupted the audit of your DONE.\n[line warn] ! interrupted after 1 step; dev --resume continues the session\n",
+			absent: []string{"audit passed", "done in"},
+		},
+		{
+			name: "a reply not in the protocol's form, and a format error of a run still going",
+			sess: sessions.Session{Status: sessions.Active, History: []llm.Message{
+				request("go"),
+				{Role: llm.RoleAssistant, Content: "I will now write the file."},
+				{Role: llm.RoleUser, Content: "Your reply could not be used: The `## Tool Choice` section is missing.\n\n" + prompts.FormatReminder()},
+			}},
+			want: "[request] Request 1: go\n[raw] Reply (not in the expected format): I will now write the file.\n" +
+				"[line warn] ! reply not in the expected format: The `## Tool Choice` section is missing.\n" +
+				"    (The `## Tool Choice` section is missing.…: 17 lines in all)\n" +
+				"[line dim] … in progress, or ended without saving its status (0 steps so far)\n",
+		},
+		{
+			name: "the task list shows when it changes",
+			sess: sessions.Session{Status: sessions.Complete, History: []llm.Message{
+				request("go"),
+				reply("", []parser.Task{{Status: parser.Pending, Text: "a"}}, write),
+				results([]parser.ToolCall{write}, []tools.Result{wrote}, ""),
+				reply("", []parser.Task{{Status: parser.Pending, Text: "a"}}, write),
+				results([]parser.ToolCall{write}, []tools.Result{wrote}, ""),
+				reply("", []parser.Task{{Status: parser.Complete, Text: "a"}}, done),
+			}},
+			want: "[request] Request 1: go\n[tasks] Task List: [ ] a\n[tool] Tool: WRITE_FILE: a.go\n    package a\n[result ok] Result · a.go: Created a.go (1 line)\n" +
+				"[tool] Tool: WRITE_FILE: a.go\n    package a\n[result ok] Result · a.go: Created a.go (1 line)\n" +
+				"[tasks] Task List: [x] a\n[tool] Tool: DONE: Wrote a.go.\n[line ok] ✓ done in 3 steps\n",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := text(transcript(&tt.sess))
+			if !strings.HasPrefix(got, tt.want) || len(got) != len(tt.want) {
+				t.Errorf("transcript =\n%s\nwant\n%s", got, tt.want)
+			}
+			for _, a := range tt.absent {
+				if strings.Contains(got, a) {
+					t.Errorf("transcript shows %q", a)
+				}
+			}
+		})
+	}
+}
