@@ -82,7 +82,11 @@ func TestCrashConsistency(t *testing.T) {
 func (w *world) crashOnce(request int, delay time.Duration) (status string, leftovers int) {
 	t := w.t
 	script := crashScript()
-	var dev atomic.Pointer[exec.Cmd]
+	// The handler kills dev once Start has returned: the request comes
+	// over the network, which the race detector cannot see as ordering.
+	var dev *exec.Cmd
+	started := make(chan struct{})
+	kill := func() { <-started; dev.Process.Kill() }
 	var requests atomic.Int32
 	w.srv.Respond(func(req llmtest.Request) (llmtest.Response, bool) {
 		n := int(requests.Add(1))
@@ -93,9 +97,9 @@ func (w *world) crashOnce(request int, delay time.Duration) (status string, left
 		if n == request {
 			resp.Respond = func(ctx context.Context, _ llmtest.Request) llmtest.Response {
 				if delay == 0 {
-					dev.Load().Process.Kill()
+					kill()
 				} else {
-					time.AfterFunc(delay, func() { dev.Load().Process.Kill() })
+					time.AfterFunc(delay, kill)
 				}
 				return resp
 			}
@@ -105,10 +109,11 @@ func (w *world) crashOnce(request int, delay time.Duration) (status string, left
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd, _, stderr := w.command(ctx, "-p", "work", "--no-audit")
-	dev.Store(cmd)
+	dev = cmd
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	close(started)
 	code := exitCode(t, cmd)
 	if ctx.Err() != nil {
 		t.Fatalf("dev did not end; stderr:\n%s", stderr)
