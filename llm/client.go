@@ -210,15 +210,15 @@ func rejectsStreamOptions(err error) bool {
 func (c *Client) streamOnce(ctx context.Context, req Request, withUsage bool, onDelta func(Delta)) (Reply, error) {
 	cl := c.newCall(ctx, "/chat/completions", true)
 	defer cl.close()
-	params, msgs := chatRequest(req, withUsage)
-	body, err := c.bodies.encode(params, msgs)
+	wr := chatRequest(req, withUsage)
+	body, err := c.bodies.encode(wr)
 	if err != nil {
 		return Reply{}, &Error{Kind: KindBadRequest, Message: "encoding the request: " + err.Error(), URL: cl.url, Err: err}
 	}
 	// go-openai checks the parameters and builds the HTTP request around a
 	// body without the messages; the doer sends body (see body.go).
 	cl.doer.requestBody = body
-	stream, err := cl.api.CreateChatCompletionStream(cl.callCtx, params)
+	stream, err := cl.api.CreateChatCompletionStream(cl.callCtx, wr.params)
 	if err != nil {
 		return Reply{}, cl.fail(err)
 	}
@@ -283,7 +283,7 @@ func (cl *call) take(acc *replyBuilder, payload []byte) *Error {
 // without the messages, and the normalised messages (the body encoder
 // writes both, see body.go). It never sets tools or tool_choice: dev speaks
 // a markdown protocol, and servers without tool support reject them.
-func chatRequest(req Request, withUsage bool) (params openai.ChatCompletionRequest, msgs []Message) {
+func chatRequest(req Request, withUsage bool) wireRequest {
 	out := openai.ChatCompletionRequest{
 		Model:  req.Model,
 		Stream: true,
@@ -291,16 +291,14 @@ func chatRequest(req Request, withUsage bool) (params openai.ChatCompletionReque
 	if withUsage {
 		out.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
 	}
+	zeroTemperature := false
 	if req.Temperature != nil {
-		t := float32(*req.Temperature)
-		if t == 0 {
-			// go-openai's Temperature is a float32 with omitempty, so an
-			// explicit 0 would vanish and the server would use its own
-			// default (often 0.7-0.8). The smallest positive float32 is
-			// greedy decoding for every sampler in practice.
-			t = math.SmallestNonzeroFloat32
-		}
-		out.Temperature = t
+		// A temperature of 0 is sent as 0: every server dev supports reads
+		// it as greedy decoding. A tiny positive stand-in is not greedy on
+		// llama.cpp, which divides the logits by it and samples garbage
+		// (seen with b11434: 1e-45 gave random characters, 0 a sane reply).
+		out.Temperature = float32(*req.Temperature)
+		zeroTemperature = out.Temperature == 0
 	}
 	if req.MaxTokens != nil {
 		// max_tokens, deprecated by OpenAI for max_completion_tokens, is the
@@ -308,5 +306,5 @@ func chatRequest(req Request, withUsage bool) (params openai.ChatCompletionReque
 		// accepts it for chat models.
 		out.MaxTokens = *req.MaxTokens
 	}
-	return out, Normalize(req.Messages)
+	return wireRequest{params: out, zeroTemperature: zeroTemperature, msgs: Normalize(req.Messages)}
 }
