@@ -89,10 +89,17 @@ func binary(t testing.TB) string {
 	return build.path
 }
 
-// requireServer skips the test when llama-server and the models are not
-// built, or fails it when DEV_REAL_SERVER=required.
+// requireServer skips the test unless DEV_REAL_SERVER is set (the suite
+// takes minutes, too long for every `go test ./...`), and when llama-server
+// and the models are not built; with DEV_REAL_SERVER=required (CI) a
+// missing server fails the test instead.
 func requireServer(t *testing.T) {
 	t.Helper()
+	mode := os.Getenv("DEV_REAL_SERVER")
+	if mode == "" {
+		t.Skip("the real-server suite runs with DEV_REAL_SERVER=1 (or =required, where a missing server fails): " +
+			"scripts/llama-server.sh install && DEV_REAL_SERVER=1 go test -timeout 60m ./e2e/realserver")
+	}
 	if runtime.GOOS == "windows" {
 		t.Skip("scripts/llama-server.sh is a bash script")
 	}
@@ -100,7 +107,7 @@ func requireServer(t *testing.T) {
 	if err == nil && bytes.Contains(out, []byte("DEV_LLAMA_BUILT=yes")) {
 		return
 	}
-	if os.Getenv("DEV_REAL_SERVER") == "required" {
+	if mode == "required" {
 		t.Fatalf("DEV_REAL_SERVER=required but %s (%v)", installHint, err)
 	}
 	t.Skip(installHint)
@@ -439,7 +446,8 @@ func proxy(t *testing.T, target string, hide ...string) (*httptest.Server, *reco
 }
 
 // gate is a scripted model whose every chat request is first sent, as dev
-// sent it, to a real llama-server (non-streaming, one token): when the real
+// sent it (streaming, with usage), to a real llama-server, which may
+// generate one token: when the real
 // server rejects it (a template error, an overflow), dev gets the real
 // rejection; when it accepts, dev gets the next scripted reply. So the
 // request shapes are dev's own, driven by a deterministic conversation, and
@@ -470,8 +478,7 @@ func (g *gate) forward(req llmtest.Request) (int, []byte) {
 	for k, v := range req.Raw {
 		raw[k] = v
 	}
-	raw["max_tokens"], raw["stream"] = 1, false
-	delete(raw, "stream_options")
+	raw["max_tokens"] = 1
 	body, _ := json.Marshal(raw)
 	resp, err := http.Post(g.real.url+"/v1/chat/completions", "application/json", bytes.NewReader(body))
 	if err != nil {
