@@ -72,8 +72,9 @@ func TestDoctorOnLlamaCpp(t *testing.T) {
 // resumed interactive turn with an ASK_USER answer must pass it.
 func TestStrictTemplateAcceptsEveryRequestShape(t *testing.T) {
 	g := newGate(t, server(t, "gemma3", 8192, 1), "gemma3")
-	w := newWorld(t, map[string]any{"apiUrl": g.BaseURL(), "model": "gemma3", "maxContextTokens": 4000,
-		"temperature": 0, "maxRetriesAutomated": 2, "requestTimeout": 600})
+	conf := map[string]any{"apiUrl": g.BaseURL(), "model": "gemma3", "maxContextTokens": 4000,
+		"temperature": 0, "maxRetriesAutomated": 2, "requestTimeout": 600}
+	w := newWorld(t, conf)
 	var notes strings.Builder
 	for i := range 400 {
 		fmt.Fprintf(&notes, "note %03d: the build step copies files into place\n", i)
@@ -113,6 +114,22 @@ func TestStrictTemplateAcceptsEveryRequestShape(t *testing.T) {
 		t.Errorf("resumed run: exit %d\n%s", r.code, r.stderr)
 	}
 
+	// A run that stops at maxLoops leaves the history ending in a tool
+	// result; the next message resumes it with two user turns in a row,
+	// which only dev's normalisation makes acceptable.
+	conf["maxLoops"] = 1
+	w.writeConfig(conf)
+	g.Script(reply("Count them.", "COMMAND", "wc -l notes.txt"))
+	if r = w.run("", "--no-audit", "--resume", "-p", "How many notes are there?"); r.code != 4 {
+		t.Errorf("run stopped by maxLoops: exit %d, want 4\n%s", r.code, r.stderr)
+	}
+	conf["maxLoops"] = 10
+	w.writeConfig(conf)
+	g.Script(reply("Done.", "DONE", "There are 400 notes."))
+	if r = w.run("", "--no-audit", "--resume", "-p", "Go on."); r.code != 0 {
+		t.Errorf("resumed after maxLoops: exit %d\n%s", r.code, r.stderr)
+	}
+
 	// Each shape, by what marks it; every request must have been accepted.
 	shapes := []struct {
 		name string
@@ -129,6 +146,7 @@ func TestStrictTemplateAcceptsEveryRequestShape(t *testing.T) {
 		}},
 		{"an ASK_USER answer in a resumed session", func(e exchange) bool { return strings.Contains(lastUser(e), `tool="ASK_USER"`) }},
 		{"the audit", func(e exchange) bool { return purpose(e.messages) == "audit" }},
+		{"a message after a run stopped by maxLoops", func(e exchange) bool { return strings.Contains(lastUser(e), "Go on.") }},
 	}
 	all := g.rec.all()
 	for i, e := range all {
