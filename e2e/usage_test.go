@@ -118,3 +118,29 @@ func TestStats(t *testing.T) {
 		t.Errorf("--days 0: exit %d", r.code)
 	}
 }
+
+// The prompt cache's share of each request, as llama.cpp reports it in
+// `timings`, is recorded with the request (SPEC §16's cachedTokens); a
+// request whose server said nothing of its cache has none.
+func TestCachedTokensRecorded(t *testing.T) {
+	w := newWorld(t, nil)
+	first := withUsage(reply("Write.", "WRITE_FILE", "a.txt\n```\nA\n```"), 1000, 50)
+	second := withUsage(done("Wrote a.txt."), 1200, 20)
+	second.Timings = map[string]any{"cache_n": 1040, "prompt_n": 160, "predicted_n": 20}
+	w.srv.Script(first, second)
+	w.run("-p", "write a.txt", "--no-audit").expect(t, 0)
+	s := w.onlySession()
+	if len(s.Requests) != 2 {
+		t.Fatalf("%d request records: %+v", len(s.Requests), s.Requests)
+	}
+	if c := s.Requests[0].CachedTokens; c != nil {
+		t.Errorf("the first request has cachedTokens %d, but its server reported none", *c)
+	}
+	if c := s.Requests[1].CachedTokens; c == nil || *c != 1040 || s.Requests[1].PromptTokens != 1200 {
+		t.Errorf("the second request's record: %+v (want cachedTokens 1040 of 1200)", s.Requests[1])
+	}
+	show := w.run("sessions", "show", s.ID)
+	if !strings.Contains(show.stdout, "1,040") {
+		t.Errorf("sessions show lacks the cached tokens:\n%s", show.stdout)
+	}
+}

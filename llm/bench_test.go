@@ -43,16 +43,16 @@ func BenchmarkRequestBody(b *testing.B) {
 	}
 	for _, bc := range []struct {
 		name   string
-		encode func(openai.ChatCompletionRequest, []Message) ([]byte, error)
+		encode func(wireRequest) ([]byte, error)
 	}{
-		{"step", func(params openai.ChatCompletionRequest, msgs []Message) ([]byte, error) {
+		{"step", func(r wireRequest) ([]byte, error) {
 			e := bodyEncoder{last: before.last, encoded: before.encoded}
-			return e.encode(params, msgs)
+			return e.encode(r)
 		}},
-		{"first", func(params openai.ChatCompletionRequest, msgs []Message) ([]byte, error) {
-			return new(bodyEncoder).encode(params, msgs)
+		{"first", func(r wireRequest) ([]byte, error) {
+			return new(bodyEncoder).encode(r)
 		}},
-		{"go-openai", goOpenAIBody},
+		{"go-openai", func(r wireRequest) ([]byte, error) { return goOpenAIBody(r.params, r.msgs) }},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			body, err := bc.encode(chatRequest(req, true, nil))
@@ -91,14 +91,13 @@ func TestRequestBodyIsGoOpenAIs(t *testing.T) {
 	}
 	for name, req := range requests {
 		for _, usage := range []bool{true, false} {
-			params, msgs := chatRequest(req, usage, nil)
-			checkBody(t, new(bodyEncoder), fmt.Sprintf("%s, usage %v", name, usage), params, msgs)
+			checkBody(t, new(bodyEncoder), fmt.Sprintf("%s, usage %v", name, usage), chatRequest(req, usage, nil))
 		}
 	}
 	// A parameter the encoder does not know is not lost: go-openai encodes it.
-	params, msgs := chatRequest(requests["plain"], true, nil)
-	params.TopP = 0.9
-	body, err := new(bodyEncoder).encode(params, msgs)
+	r := chatRequest(requests["plain"], true, nil)
+	r.params.TopP = 0.9
+	body, err := new(bodyEncoder).encode(r)
 	if err != nil || !bytes.Contains(body, []byte(`"top_p":0.9`)) {
 		t.Errorf("a parameter dev never sets was left out: %s, %v", body, err)
 	}
@@ -112,8 +111,7 @@ func TestRequestBodyAcrossRequests(t *testing.T) {
 	long := longHistory(16 << 10).Messages
 	step := func(name, model string, msgs []Message, usage bool) {
 		t.Helper()
-		params, normalised := chatRequest(Request{Model: model, Messages: msgs}, usage, nil)
-		checkBody(t, &e, name, params, normalised)
+		checkBody(t, &e, name, chatRequest(Request{Model: model, Messages: msgs}, usage, nil))
 	}
 	for n := 1; n <= len(long); n++ {
 		step(fmt.Sprintf("history of %d", n), "m", long[:n], n%3 != 0)
@@ -128,13 +126,19 @@ func TestRequestBodyAcrossRequests(t *testing.T) {
 	step("repeated", "m", append(long[:5:5], long[2], long[3]), true)
 }
 
-func checkBody(t *testing.T, e *bodyEncoder, name string, params openai.ChatCompletionRequest, msgs []Message) {
+func checkBody(t *testing.T, e *bodyEncoder, name string, r wireRequest) {
 	t.Helper()
-	got, err := e.encode(params, msgs)
+	got, err := e.encode(r)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	// What go-openai sent before body.go: its request type, marshalled.
+	// What go-openai sent before body.go: its request type, marshalled. It
+	// cannot send a temperature of 0: a stand-in value marks its place.
+	params, msgs := r.params, r.msgs
+	const standIn = 123.5
+	if r.zeroTemperature {
+		params.Temperature = standIn
+	}
 	params.Messages = make([]openai.ChatCompletionMessage, len(msgs))
 	for i, m := range msgs {
 		params.Messages[i] = openai.ChatCompletionMessage{Role: m.Role, Content: m.Content}
@@ -143,6 +147,7 @@ func checkBody(t *testing.T, e *bodyEncoder, name string, params openai.ChatComp
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
+	want = bytes.Replace(want, []byte(`"temperature":123.5`), []byte(`"temperature":0`), 1)
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s: body\n%s\nwant go-openai's\n%s", name, got, want)
 	}

@@ -18,7 +18,9 @@ import (
 // (BenchmarkRequestBody, 200 KB of history: 2.0 ms through go-openai).
 //
 // The bytes are the ones go-openai would send (TestRequestBodyIsGoOpenAIs):
-// the same fields in the same order, HTML characters escaped alike.
+// the same fields in the same order, HTML characters escaped alike, with
+// one exception: a temperature of 0 is sent as 0, which go-openai's
+// omitempty float cannot do (see chatRequest).
 // go-openai still checks the parameters and builds the HTTP request around
 // a body without the messages; the call's doer then sends this one.
 
@@ -33,7 +35,7 @@ type wireMessageOut struct {
 // fields chatRequest sets.
 type wireTail struct {
 	MaxTokens     int                   `json:"max_tokens,omitempty"`
-	Temperature   float32               `json:"temperature,omitempty"`
+	Temperature   *float32              `json:"temperature,omitempty"`
 	Stream        bool                  `json:"stream,omitempty"`
 	StreamOptions *openai.StreamOptions `json:"stream_options,omitempty"`
 }
@@ -46,10 +48,21 @@ type bodyEncoder struct {
 	encoded [][]byte // of last
 }
 
-// encode returns the JSON body of the request with params and msgs.
-// Parameters the encoder does not know (anything chatRequest does not set)
-// are encoded by go-openai's own code instead, so nothing is ever left out.
-func (e *bodyEncoder) encode(params openai.ChatCompletionRequest, msgs []Message) ([]byte, error) {
+// wireRequest is a chat request as chatRequest builds it: go-openai's
+// parameters (without the messages) and the normalised messages.
+type wireRequest struct {
+	params openai.ChatCompletionRequest
+	// zeroTemperature: send "temperature":0, which params cannot carry
+	// (go-openai omits a zero float).
+	zeroTemperature bool
+	msgs            []Message
+}
+
+// encode returns the JSON body of r. Parameters the encoder does not know
+// (anything chatRequest does not set) are encoded by go-openai's own code
+// instead, so nothing is ever left out.
+func (e *bodyEncoder) encode(r wireRequest) ([]byte, error) {
+	params, msgs := r.params, r.msgs
 	known := params
 	//lint:ignore SA1019 max_tokens is what local servers read (see chatRequest)
 	known.Model, known.MaxTokens, known.Temperature, known.Stream, known.StreamOptions = "", 0, 0, false, nil
@@ -63,14 +76,18 @@ func (e *bodyEncoder) encode(params openai.ChatCompletionRequest, msgs []Message
 		return nil, err
 	}
 	//lint:ignore SA1019 max_tokens is what local servers read (see chatRequest)
-	tail, err := json.Marshal(wireTail{MaxTokens: params.MaxTokens, Temperature: params.Temperature, Stream: params.Stream, StreamOptions: params.StreamOptions})
+	tail := wireTail{MaxTokens: params.MaxTokens, Stream: params.Stream, StreamOptions: params.StreamOptions}
+	if params.Temperature != 0 || r.zeroTemperature {
+		tail.Temperature = &params.Temperature
+	}
+	tailJSON, err := json.Marshal(tail)
 	if err != nil {
 		return nil, err
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	encoded := make([][]byte, len(msgs))
-	size := len(head) + len(tail) + len(`,"messages":[],`)
+	size := len(head) + len(tailJSON) + len(`,"messages":[],`)
 	for i, m := range msgs {
 		// The same message at the same place: a history that grew. Equal
 		// strings that share their bytes compare in constant time.
@@ -91,15 +108,16 @@ func (e *bodyEncoder) encode(params openai.ChatCompletionRequest, msgs []Message
 		body = append(body, enc...)
 	}
 	body = append(body, ']')
-	if len(tail) > len("{}") {
+	if len(tailJSON) > len("{}") {
 		body = append(body, ',')
 	}
-	body = append(body, tail[1:]...) // …}
+	body = append(body, tailJSON[1:]...) // …}
 	e.last, e.encoded = msgs, encoded
 	return body, nil
 }
 
-// goOpenAIBody is the body go-openai encodes for params with msgs.
+// goOpenAIBody is the body go-openai encodes for params with msgs (a zero
+// temperature left out).
 func goOpenAIBody(params openai.ChatCompletionRequest, msgs []Message) ([]byte, error) {
 	params.Messages = make([]openai.ChatCompletionMessage, len(msgs))
 	for i, m := range msgs {

@@ -216,8 +216,8 @@ func (c *Client) streamOnce(ctx context.Context, req Request, withUsage bool, on
 	cl := c.newCall(ctx, "/chat/completions", true)
 	defer cl.close()
 	extra := c.extraFields(req)
-	params, msgs := chatRequest(req, withUsage, extra)
-	body, err := c.bodies.encode(params, msgs)
+	wr := chatRequest(req, withUsage, extra)
+	body, err := c.bodies.encode(wr)
 	if err == nil {
 		body, err = withFields(body, extra)
 	}
@@ -227,7 +227,7 @@ func (c *Client) streamOnce(ctx context.Context, req Request, withUsage bool, on
 	// go-openai checks the parameters and builds the HTTP request around a
 	// body without the messages; the doer sends body (see body.go).
 	cl.doer.requestBody = body
-	stream, err := cl.api.CreateChatCompletionStream(cl.callCtx, params)
+	stream, err := cl.api.CreateChatCompletionStream(cl.callCtx, wr.params)
 	if err != nil {
 		return Reply{}, cl.fail(err)
 	}
@@ -316,7 +316,7 @@ func (cl *call) take(acc *replyBuilder, payload []byte) *Error {
 // a markdown protocol, and servers without tool support reject them.
 //
 // Keys of extra (see extraFields) that dev also sets are left to extra.
-func chatRequest(req Request, withUsage bool, extra map[string]any) (params openai.ChatCompletionRequest, msgs []Message) {
+func chatRequest(req Request, withUsage bool, extra map[string]any) wireRequest {
 	out := openai.ChatCompletionRequest{
 		Model:  req.Model,
 		Stream: true,
@@ -326,16 +326,14 @@ func chatRequest(req Request, withUsage bool, extra map[string]any) (params open
 	}
 	_, extraTemperature := extra["temperature"]
 	_, extraMaxTokens := extra["max_tokens"]
+	zeroTemperature := false
 	if req.Temperature != nil && !extraTemperature {
-		t := float32(*req.Temperature)
-		if t == 0 {
-			// go-openai's Temperature is a float32 with omitempty, so an
-			// explicit 0 would vanish and the server would use its own
-			// default (often 0.7-0.8). The smallest positive float32 is
-			// greedy decoding for every sampler in practice.
-			t = math.SmallestNonzeroFloat32
-		}
-		out.Temperature = t
+		// A temperature of 0 is sent as 0: every server dev supports reads
+		// it as greedy decoding. A tiny positive stand-in is not greedy on
+		// llama.cpp, which divides the logits by it and samples garbage
+		// (seen with b11434: 1e-45 gave random characters, 0 a sane reply).
+		out.Temperature = float32(*req.Temperature)
+		zeroTemperature = out.Temperature == 0
 	}
 	if req.MaxTokens != nil && !extraMaxTokens {
 		// max_tokens, deprecated by OpenAI for max_completion_tokens, is the
@@ -343,5 +341,5 @@ func chatRequest(req Request, withUsage bool, extra map[string]any) (params open
 		// accepts it for chat models.
 		out.MaxTokens = *req.MaxTokens //lint:ignore SA1019 see above
 	}
-	return out, Normalize(req.Messages)
+	return wireRequest{params: out, zeroTemperature: zeroTemperature, msgs: Normalize(req.Messages)}
 }

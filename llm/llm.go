@@ -78,6 +78,31 @@ type Reply struct {
 	// Cut: dev cut the reply at MaxReplyBytes (or at a data line longer
 	// than it could hold); FinishReason is then "length".
 	Cut bool
+	// Cache is what the server said about its prompt cache for this
+	// request (SPEC §16's cachedTokens); nil when it said nothing.
+	Cache *PromptCache
+}
+
+// PromptCache is how much of one request's prompt a server took from its
+// prompt cache instead of processing it again. llama.cpp reports it in
+// `timings` (cache_n, prompt_n) and in usage.prompt_tokens_details
+// .cached_tokens; vLLM (with prefix caching) and OpenAI only in the latter.
+type PromptCache struct {
+	CachedTokens int // prompt tokens reused from the cache
+	// ProcessedTokens is the prompt tokens the server evaluated for this
+	// request: llama.cpp's timings.prompt_n, else the usage's prompt tokens
+	// less the cached ones; 0 when neither was reported.
+	ProcessedTokens int
+}
+
+// Reused is the fraction of the prompt taken from the cache, 0 to 1 (0
+// when nothing is known of the prompt's size).
+func (p PromptCache) Reused() float64 {
+	total := p.CachedTokens + p.ProcessedTokens
+	if total <= 0 {
+		return 0
+	}
+	return float64(p.CachedTokens) / float64(total)
 }
 
 // Config configures a Client.

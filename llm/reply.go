@@ -46,15 +46,50 @@ type wireChoice struct {
 }
 
 type wireUsage struct {
-	PromptTokens     lenientInt `json:"prompt_tokens"`
-	CompletionTokens lenientInt `json:"completion_tokens"`
-	TotalTokens      lenientInt `json:"total_tokens"`
+	PromptTokens        lenientInt        `json:"prompt_tokens"`
+	CompletionTokens    lenientInt        `json:"completion_tokens"`
+	TotalTokens         lenientInt        `json:"total_tokens"`
+	PromptTokensDetails *wireTokenDetails `json:"prompt_tokens_details"`
+}
+
+type wireTokenDetails struct {
+	CachedTokens *lenientInt `json:"cached_tokens"`
+}
+
+// UnmarshalJSON ignores a value that is not an object: an optional field
+// of an unexpected shape must not fail the chunk.
+func (d *wireTokenDetails) UnmarshalJSON(b []byte) error {
+	type plain wireTokenDetails
+	var v plain
+	if json.Unmarshal(b, &v) == nil {
+		*d = wireTokenDetails(v)
+	}
+	return nil
+}
+
+// wireTimings is llama.cpp's account of one request's work, sent with the
+// last chunk (the usage chunk when usage is asked for).
+type wireTimings struct {
+	CacheN  *lenientInt `json:"cache_n"`  // prompt tokens reused from the slot's cache
+	PromptN *lenientInt `json:"prompt_n"` // prompt tokens evaluated
+}
+
+// UnmarshalJSON ignores a value that is not an object, as for
+// wireTokenDetails.
+func (t *wireTimings) UnmarshalJSON(b []byte) error {
+	type plain wireTimings
+	var v plain
+	if json.Unmarshal(b, &v) == nil {
+		*t = wireTimings(v)
+	}
+	return nil
 }
 
 // wireChunk is one SSE data payload, or a whole non-streamed completion.
 type wireChunk struct {
 	Choices []wireChoice    `json:"choices"`
 	Usage   *wireUsage      `json:"usage"`
+	Timings *wireTimings    `json:"timings"`
 	Error   json.RawMessage `json:"error"`
 }
 
@@ -73,6 +108,9 @@ type replyBuilder struct {
 	finish         string
 	usage          *Usage
 	cut            bool // the reply reached MaxReplyBytes; later pieces are dropped
+	// From usage.prompt_tokens_details and llama.cpp's timings; nil when
+	// not reported.
+	usageCached, timingsCached, timingsProcessed *int
 }
 
 // add takes one payload. Payloads that are not JSON objects (`data: :
@@ -121,6 +159,18 @@ func (b *replyBuilder) add(payload []byte) (errPayload []byte, err error) {
 			CompletionTokens: int(u.CompletionTokens),
 			TotalTokens:      int(u.TotalTokens),
 		}
+		if d := u.PromptTokensDetails; d != nil && d.CachedTokens != nil {
+			b.usageCached = intOf(d.CachedTokens)
+		}
+	}
+	if t := ch.Timings; t != nil && (t.CacheN != nil || t.PromptN != nil) {
+		b.timingsCached, b.timingsProcessed = nil, nil
+		if t.CacheN != nil {
+			b.timingsCached = intOf(t.CacheN)
+		}
+		if t.PromptN != nil {
+			b.timingsProcessed = intOf(t.PromptN)
+		}
 	}
 	return nil, nil
 }
@@ -156,6 +206,34 @@ func prefix(s string, n int) string {
 	return s[:n]
 }
 
+func intOf(n *lenientInt) *int {
+	v := int(*n)
+	return &v
+}
+
+// cache is what the server said about its prompt cache, nil when nothing:
+// llama.cpp's timings first (they also say how much was processed), else
+// the usage's cached tokens. A llama.cpp prompt is cache_n + prompt_n
+// tokens, so with the usage either one gives the other (builds before
+// cache_n sent prompt_n alone).
+func (b *replyBuilder) cache() *PromptCache {
+	prompt := -1
+	if b.usage != nil {
+		prompt = b.usage.PromptTokens
+	}
+	switch cached, processed := b.timingsCached, b.timingsProcessed; {
+	case cached != nil && processed != nil:
+		return &PromptCache{CachedTokens: *cached, ProcessedTokens: *processed}
+	case cached != nil:
+		return &PromptCache{CachedTokens: *cached, ProcessedTokens: max(prompt-*cached, 0)}
+	case processed != nil && prompt >= 0:
+		return &PromptCache{CachedTokens: max(prompt-*processed, 0), ProcessedTokens: *processed}
+	case b.usageCached != nil && prompt >= 0:
+		return &PromptCache{CachedTokens: *b.usageCached, ProcessedTokens: max(prompt-*b.usageCached, 0)}
+	}
+	return nil
+}
+
 // started reports whether the reply got anywhere: content or a finish reason.
 func (b *replyBuilder) started() bool {
 	return b.content.Len() > 0 || b.finish != ""
@@ -169,5 +247,6 @@ func (b *replyBuilder) reply() Reply {
 		FinishReason:   b.finish,
 		Usage:          b.usage,
 		Cut:            b.cut,
+		Cache:          b.cache(),
 	}
 }

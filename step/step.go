@@ -324,6 +324,10 @@ func (c *Conversation) record(purpose string, req llm.Request, reply llm.Reply) 
 		r.CompletionTokens = compress.Tokens(len(reply.Content) + len(reply.Reasoning))
 		r.Estimated = true
 	}
+	if reply.Cache != nil {
+		cached := reply.Cache.CachedTokens
+		r.CachedTokens = &cached
+	}
 	c.State.Requests = append(c.State.Requests, r)
 }
 

@@ -38,6 +38,9 @@ type Response struct {
 	// Usage is sent in a last chunk when the request asked for it
 	// (stream_options.include_usage), as servers do.
 	Usage *llm.Usage
+	// Timings is llama.cpp's `timings` object (cache_n, prompt_n, …),
+	// sent in the usage chunk, or alone in a last chunk without usage.
+	Timings map[string]any
 
 	// Status, when not 0, answers with this HTTP status, Body and Header
 	// instead of a stream.
@@ -358,9 +361,15 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, model string, re
 		finish = "stop"
 	}
 	send(chunk(map[string]any{}, finish))
-	if resp.Usage != nil {
-		send(map[string]any{"id": "chatcmpl-mock", "object": "chat.completion.chunk", "model": model,
-			"choices": []any{}, "usage": resp.Usage})
+	if resp.Usage != nil || resp.Timings != nil {
+		last := map[string]any{"id": "chatcmpl-mock", "object": "chat.completion.chunk", "model": model, "choices": []any{}}
+		if resp.Usage != nil {
+			last["usage"] = resp.Usage
+		}
+		if resp.Timings != nil {
+			last["timings"] = resp.Timings
+		}
+		send(last)
 	}
 	if out.abandoned {
 		return out
