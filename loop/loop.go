@@ -156,6 +156,7 @@ func (l *Loop) Run(ctx context.Context, sess *sessions.Session, request string) 
 		Mask:              l.Mask,
 		AfterTool:         r.afterTool,
 		Sink:              l.Sink,
+		Example:           formatExample(),
 		MaxRetries:        l.MaxRetries,
 		Window:            l.Window,
 		Compactor:         l.Compactor,
@@ -320,4 +321,18 @@ func (r *run) now() time.Time {
 		return r.Now()
 	}
 	return time.Now()
+}
+
+// formatExample is the worker's example conversation (step.Conversation's
+// Example).
+func formatExample() []llm.Message {
+	turns := prompts.FormatExample()
+	msgs := make([]llm.Message, len(turns))
+	for i, t := range turns {
+		msgs[i] = llm.Message{Role: llm.RoleUser, Content: t}
+		if i%2 == 1 {
+			msgs[i].Role = llm.RoleAssistant
+		}
+	}
+	return msgs
 }

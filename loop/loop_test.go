@@ -484,3 +484,31 @@ func TestAuditGetsTheEvidence(t *testing.T) {
 		t.Errorf("input %+v", in)
 	}
 }
+
+// The example conversation shown after format errors is one the worker
+// would accept: user and assistant in turn, ending with the assistant, and
+// every reply parses with the worker's own tools.
+func TestFormatExampleParses(t *testing.T) {
+	t.Parallel()
+	msgs := formatExample()
+	if len(msgs) < 2 || len(msgs)%2 != 0 {
+		t.Fatalf("%d example messages, want user and assistant in pairs", len(msgs))
+	}
+	for i, m := range msgs {
+		want := llm.RoleUser
+		if i%2 == 1 {
+			want = llm.RoleAssistant
+		}
+		if m.Role != want || strings.TrimSpace(m.Content) == "" {
+			t.Fatalf("example message %d: %+v, want a %s message", i, m, want)
+		}
+		if m.Role == llm.RoleAssistant {
+			if _, err := tools.ParseReply(m.Content, tools.Worker()); err != nil {
+				t.Errorf("example reply %d does not parse: %v\n%s", i, err, m.Content)
+			}
+		}
+	}
+	if !strings.HasPrefix(msgs[0].Content, "<user_request>") {
+		t.Errorf("the example's request is not wrapped as a user's request is: %q", msgs[0].Content)
+	}
+}

@@ -1,6 +1,6 @@
 // Package prompts owns every text dev sends to a model on its own behalf: the
 // worker's system prompt (protocol, tools, mode, project context, AGENTS.md
-// instructions), the request wrapper, the format reminder, and the texts of
+// instructions), the request wrapper, the format reminder and example, and the texts of
 // context compression (the summarisation prompt, the message that replaces a
 // compressed history), and the probes of dev doctor. Templates are embedded
 // markdown files rendered with text/template.
@@ -71,6 +71,19 @@ func (s System) BriefTools() []Tool {
 // UserRequest wraps a user's request so the model can tell it from tool data.
 func UserRequest(text string) string {
 	return "<user_request>\n" + strings.TrimSpace(text) + "\n</user_request>"
+}
+
+// FormatExample is a short task done in the template: the turns of a
+// conversation, the user's first, then the assistant's and the user's in
+// turn. It is shown to a model as an earlier conversation once its replies
+// could not be parsed: small models copy a shape they have seen more
+// readily than they follow one described.
+func FormatExample() []string {
+	turns := strings.Split(render("example", nil), "\n-----\n")
+	for i := range turns {
+		turns[i] = strings.TrimSpace(turns[i])
+	}
+	return turns
 }
 
 // FormatReminder is appended to every format error sent to the model.

@@ -73,6 +73,11 @@ type Conversation struct {
 	// (the worker's checkpoints).
 	AfterTool func(ctx context.Context, call parser.ToolCall, res tools.Result) []event.FileChange
 	Sink      event.Sink
+	// Example is an exchange sent between the system prompt and the
+	// history once two replies in a row could not be parsed, and from then
+	// on (see prompts.FormatExample); nil never. Models that follow the
+	// format never pay for it.
+	Example []llm.Message
 	// MaxRetries is how many unusable replies in a row are told to the
 	// model before Reject reports the retries exhausted.
 	MaxRetries int
@@ -101,6 +106,9 @@ type Conversation struct {
 	// them.
 	formatFailures int
 	FormatErrors   int
+	// showExample: two replies in a row failed to parse, so requests
+	// carry Example.
+	showExample bool
 	// EarlyStops counts replies closed because the model began inventing
 	// a tool's result.
 	EarlyStops int
@@ -175,8 +183,11 @@ func received(agent event.Agent, usage *llm.Usage, promptEstimate, replyChars in
 
 // request is the next chat request: the system prompt, then the history.
 func (c *Conversation) request() llm.Request {
-	msgs := make([]llm.Message, 0, len(c.State.History)+1)
+	msgs := make([]llm.Message, 0, len(c.State.History)+1+len(c.Example))
 	msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: c.System})
+	if c.showExample {
+		msgs = append(msgs, c.Example...)
+	}
 	msgs = append(msgs, c.State.History...)
 	return llm.Request{Model: c.Params.Model, Messages: msgs, Temperature: c.Params.Temperature, MaxTokens: c.Params.MaxTokens,
 		Thinking: c.Params.Thinking, LessThinking: c.lessThinking, Extra: c.Params.Extra}
@@ -215,8 +226,10 @@ func (c *Conversation) Parse(reply llm.Reply) (parser.Response, error) {
 }
 
 // Reject tells the model why its reply could not be used: the reply and the
-// reason join the history until a reply parses. It reports whether the
-// retries are exhausted, in which case nothing is added.
+// reason join the history until a reply parses. From the second failure in
+// a row, requests show the example exchange (Example) and the failed
+// attempts before it leave. It reports whether the retries are exhausted,
+// in which case nothing is added.
 func (c *Conversation) Reject(reply llm.Reply, err error) (exhausted bool) {
 	c.formatFailures++
 	c.FormatErrors++
@@ -227,6 +240,14 @@ func (c *Conversation) Reject(reply llm.Reply, err error) (exhausted bool) {
 	c.emit(event.FormatProblem{Agent: c.Agent, Message: msg, Attempt: c.formatFailures, Max: c.MaxRetries})
 	if c.formatFailures > c.MaxRetries {
 		return true
+	}
+	withAttempt := true
+	if c.formatFailures == 2 && len(c.Example) > 0 {
+		// The second unusable reply in a row: from now on requests show
+		// the example exchange, and the failed attempts leave: a small
+		// model copies its own attempts more readily than the example.
+		c.DropFailed()
+		c.showExample, withAttempt = true, false
 	}
 	if !c.hasFailed {
 		c.failedFrom, c.hasFailed = len(c.State.History), true
@@ -239,6 +260,12 @@ func (c *Conversation) Reject(reply llm.Reply, err error) (exhausted bool) {
 			c.lessThinking = true
 			c.emit(event.Warning{Message: "the reply was all reasoning and no answer; asking the model to think less for the next request"})
 		}
+	}
+	if !withAttempt {
+		// The example shows the template: the reminder's outline of it,
+		// placeholders and all, is what small models copied instead.
+		c.Append(llm.RoleUser, "Your reply could not be used: "+msg)
+		return false
 	}
 	c.Append(llm.RoleAssistant, content)
 	c.Append(llm.RoleUser, "Your reply could not be used: "+msg+"\n\n"+prompts.FormatReminder())

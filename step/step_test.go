@@ -142,3 +142,61 @@ func TestActStopsAtTheFirstFailureAndAfterDone(t *testing.T) {
 		t.Errorf("DONE: results %+v done %v", results, done)
 	}
 }
+
+// A model that fails the format twice in a row is shown the example
+// exchange, instead of its failed attempts, from the next request on; the
+// example never enters the history, and a model that never fails never
+// sees it.
+func TestExampleAfterTwoFormatErrors(t *testing.T) {
+	t.Parallel()
+	c, _ := conversation()
+	c.MaxRetries = 3
+	c.Example = []llm.Message{{Role: llm.RoleUser, Content: "example request"}, {Role: llm.RoleAssistant, Content: "example reply"}}
+	c.Append(llm.RoleUser, "do it")
+	contents := func() []string {
+		var out []string
+		for _, m := range c.request().Messages[1:] {
+			out = append(out, m.Content)
+		}
+		return out
+	}
+	if got := contents(); len(got) != 1 {
+		t.Fatalf("the first request carries %q", got)
+	}
+	garbage := llm.Reply{Content: "not a template", FinishReason: "stop"}
+	_, formatErr := c.Parse(garbage)
+
+	c.Reject(garbage, formatErr)
+	got := contents()
+	if len(got) != 3 || got[1] != "not a template" || !strings.Contains(got[2], "could not be used") {
+		t.Fatalf("after one format error the request is %q, want the attempt and why it failed", got)
+	}
+	c.Reject(garbage, formatErr)
+	if got := contents(); len(got) != 4 || got[0] != "example request" || got[1] != "example reply" || got[2] != "do it" ||
+		!strings.Contains(got[3], "could not be used") {
+		t.Fatalf("after two format errors the request is %q, want the example, then the history without the attempts, and why", got)
+	}
+	c.Reject(garbage, formatErr)
+	if got := contents(); len(got) != 6 || got[0] != "example request" || got[4] != "not a template" || !strings.Contains(got[5], "could not be used") {
+		t.Fatalf("after three format errors the request is %q, want the example, the history, the last attempt and why", got)
+	}
+
+	resp, err := c.Parse(llm.Reply{Content: template("a"), FinishReason: "stop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Accept(resp, 4)
+	if n := len(c.State.History); n != 2 || c.State.History[0].Content != "do it" {
+		t.Errorf("the history after acceptance: %+v", c.State.History)
+	}
+	if got := contents(); got[0] != "example request" {
+		t.Errorf("the example left the requests after a success: %q (it stays, for the prompt cache)", got)
+	}
+
+	fresh, _ := conversation()
+	fresh.Example = c.Example
+	fresh.Append(llm.RoleUser, "do it")
+	if len(fresh.request().Messages) != 2 {
+		t.Errorf("a conversation without format errors sends the example")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -82,6 +83,7 @@ func TestStrictTemplateAcceptsEveryRequestShape(t *testing.T) {
 	w.write("notes.txt", notes.String())
 	g.Script(
 		llmtest.Response{Content: "Sure! I will read the notes first."}, // not the template: a format error
+		llmtest.Response{Content: "Reading the notes now."},             // a second one: the example is shown
 		reply("Read the notes.", "READ_FILE", "notes.txt"),
 		llmtest.Response{Content: "The notes list 400 build steps; the user wants a one-line summary in summary.txt."}, // the summary
 		reply("Write the summary.", "WRITE_FILE", "\"summary.txt\"\n```\n400 notes about the build step.\n```"),
@@ -94,8 +96,8 @@ func TestStrictTemplateAcceptsEveryRequestShape(t *testing.T) {
 		t.Fatalf("first run: exit %d\n%s", r.code, r.stderr)
 	}
 	evs := events(t, r.stdout)
-	if n := len(ofType(evs, "format_error")); n != 1 {
-		t.Errorf("%d format errors, want 1", n)
+	if n := len(ofType(evs, "format_error")); n != 2 {
+		t.Errorf("%d format errors, want 2", n)
 	}
 	if n := len(ofType(evs, "compression")); n != 1 {
 		t.Errorf("%d compressions, want 1 (the notes outgrow 85%% of 4,000 tokens)", n)
@@ -137,12 +139,17 @@ func TestStrictTemplateAcceptsEveryRequestShape(t *testing.T) {
 	}{
 		{"first request", func(e exchange) bool { return purpose(e.messages) == "worker" && len(e.messages) == 2 }},
 		{"after a format error", func(e exchange) bool { return strings.HasPrefix(lastUser(e), "Your reply could not be used") }},
+		{"the example exchange, after two format errors", func(e exchange) bool {
+			return purpose(e.messages) == "worker" && len(e.messages) > 2 && strings.Contains(e.messages[1].Content, "Make greet.py print Hello")
+		}},
 		{"a tool result, the format error cleaned up", func(e exchange) bool {
 			return strings.HasPrefix(lastUser(e), "<tool_result") && !strings.Contains(fmt.Sprint(e.messages), "Your reply could not be used")
 		}},
 		{"the summary request", func(e exchange) bool { return purpose(e.messages) == "compress" }},
 		{"after compression", func(e exchange) bool {
-			return purpose(e.messages) == "worker" && len(e.messages) > 1 && strings.HasPrefix(e.messages[1].Content, "[CONTEXT SUMMARY]")
+			return purpose(e.messages) == "worker" && slices.ContainsFunc(e.messages[1:], func(m llm.Message) bool {
+				return strings.HasPrefix(m.Content, "[CONTEXT SUMMARY]")
+			})
 		}},
 		{"an ASK_USER answer in a resumed session", func(e exchange) bool { return strings.Contains(lastUser(e), `tool="ASK_USER"`) }},
 		{"the audit", func(e exchange) bool { return purpose(e.messages) == "audit" }},
