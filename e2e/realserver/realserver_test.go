@@ -420,18 +420,28 @@ tree it ran on: each model, served by llama-server b11434 (built by ` + "`script
 
 The Gemma package on PyPI holds the base model ` + "`google/gemma-3-270m`" + ` (not the instruct one),
 without a chat template; it is served with Gemma 3's template. With greedy decoding it
-copies the system prompt back; SmolLM2 answers with a Python snippet or a paragraph.
-Neither model has produced a reply in dev's template here. Two prompt changes were tried
-by hand against both models before this table (dev's real system prompt, the create-a-file
-task): a complete example reply appended to the request, and a repair message showing a
-filled-in example instead of the placeholder template. Neither produced a parseable reply,
-so the prompts were left as they are.
+copies the system prompt back, or whatever exchange the request shows it.
+
+**Before** (commit 442f7b9, the same tasks and settings): not one of the 24 replies of
+either model parsed, and all six runs ended with exit 5. SmolLM2 answered with a Python
+snippet and, on every retry, copied that failed attempt again; shown the reminder's
+outline of the template, it copied the placeholders (` + "`TOOL_NAME`" + `). Two changes tried by
+hand first did not help: a complete example reply appended to the request, and a repair
+message with a filled-in example.
+
+**Now**: after two unusable replies in a row, dev's requests show an example exchange (a
+request and a reply in the template: ` + "`prompts/templates/example.md`" + `) between the system
+prompt and the history, and leave the failed attempts out. SmolLM2 then answered in the
+template in two of the three tasks when this was written; being a 135M model, it copies
+the example's tool (READ_FILE) rather than doing the task. Leaving the prefix changes the
+cache once: the lower cache reuse below is that request. The base Gemma copies text whatever it is shown. The goal, the 270M model
+completing the file-creation task, is not met: that model is not an instruction-tuned one.
 
 - **exit**: dev's exit code (0 done, 4 maxLoops reached, 5 unparseable replies).
 - **steps**: model replies in the run (the result's ` + "`loops`" + `).
 - **first try**: replies that parsed without a format error just before them, of all replies.
 - **format errors**: replies that did not parse.
-- **early stops**: replies dev cut off once a complete template had come (– when this build does not count them).
+- **early stops**: replies dev cut off once a complete template had come (the result's ` + "`earlyStops`" + `).
 - **task done**: the file has the asked content, or the answer names the port.
 - **cache reuse**: the lowest share of the previous worker request's prompt that llama.cpp took from its cache (` + "`timings.cache_n`" + `; – with fewer than two worker requests).
 
