@@ -428,7 +428,9 @@ func tenThousandToolsScenario() scenario {
 				return llmtest.Response{Content: "SUMMARY: counted to 10,000."}, compression
 			})
 			w.script(instant(many), instant(reply("Done.", "", call("DONE", summary))))
-			return []string{"--no-audit", "-p", "count"}, nil
+			// -v: the terminal shows task-list updates only as the list's
+			// changes; verbose shows each call, so all 10,000 are rendered.
+			return []string{"--no-audit", "-v", "-p", "count"}, nil
 		},
 		check: func(w *world, p *process) error {
 			if err := checkRun(w, p, 3, summary); err != nil {
