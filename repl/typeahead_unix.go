@@ -82,16 +82,16 @@ func (t *ttyAhead) read(wake *os.File, done chan struct{}) {
 			return
 		}
 		if fds[1].Revents != 0 {
+			// The prompt is back: keep what was typed up to now, which
+			// may have come with the wake-up, before the terminal's
+			// settings change under it.
+			t.drain(buf)
 			return
 		}
 		if fds[0].Revents&unix.POLLIN != 0 {
 			n, err := unix.Read(t.fd, buf)
 			if n > 0 {
-				t.bufMu.Lock()
-				if len(t.buf)+n <= maxTypeahead {
-					t.buf = append(t.buf, buf[:n]...)
-				}
-				t.bufMu.Unlock()
+				t.keep(buf[:n])
 			}
 			if err != nil && !errors.Is(err, unix.EINTR) && !errors.Is(err, unix.EAGAIN) || n == 0 && err == nil {
 				return
@@ -101,6 +101,30 @@ func (t *ttyAhead) read(wake *os.File, done chan struct{}) {
 		if fds[0].Revents&(unix.POLLHUP|unix.POLLERR|unix.POLLNVAL) != 0 {
 			return
 		}
+	}
+}
+
+// drain keeps whatever input is waiting, without blocking.
+func (t *ttyAhead) drain(buf []byte) {
+	for {
+		ready := []unix.PollFd{{Fd: int32(t.fd), Events: unix.POLLIN}}
+		if n, err := unix.Poll(ready, 0); err != nil || n == 0 || ready[0].Revents&unix.POLLIN == 0 {
+			return
+		}
+		n, err := unix.Read(t.fd, buf)
+		if n <= 0 || err != nil {
+			return
+		}
+		t.keep(buf[:n])
+	}
+}
+
+// keep adds typed bytes to the buffer, up to maxTypeahead.
+func (t *ttyAhead) keep(b []byte) {
+	t.bufMu.Lock()
+	defer t.bufMu.Unlock()
+	if len(t.buf)+len(b) <= maxTypeahead {
+		t.buf = append(t.buf, b...)
 	}
 }
 
