@@ -4,11 +4,13 @@ package e2e
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
@@ -25,8 +27,43 @@ func TestSessionsServe(t *testing.T) {
 	w.run("-p", "what is the answer?").expect(t, 0)
 	id := w.onlySession().ID
 
+	browser := w.serve(t)
+	if code, body := browser.getWith(http.DefaultClient, browser.base+"/"); code != http.StatusForbidden || strings.Contains(body, "answer") {
+		t.Errorf("without the token: %d %q, want 403", code, body)
+	}
+	if code, body := browser.getWith(browser.client, browser.printed); code != http.StatusOK || !strings.Contains(body, "what is the answer?") {
+		t.Errorf("the printed URL: %d, want 200 with the session listed:\n%s", code, body)
+	}
+	if code, body := browser.get("/s/" + id); code != http.StatusOK || !strings.Contains(body, "The answer is &lt;b&gt;42&lt;/b&gt;.") {
+		t.Errorf("the session page: %d, want 200 with its DONE summary:\n%s", code, body)
+	} else if !strings.Contains(body, `<span class="del">-two</span>`) || !strings.Contains(body, `<span class="add">&#43;TWO</span>`) {
+		t.Errorf("the session page lacks the step's diff:\n%s", body)
+	}
+
+	if code := browser.stop(); code != 0 {
+		t.Errorf("after Ctrl+C: exit code %d, want 0; stderr:\n%s", code, browser.stderr)
+	}
+}
+
+// served is a running dev sessions serve and a browser that opened its
+// printed URL (so it holds the token's cookie).
+type served struct {
+	t       *testing.T
+	cmd     *exec.Cmd
+	out     io.Reader
+	stderr  *bytes.Buffer
+	printed string // the URL dev printed
+	base    string // http://127.0.0.1:PORT
+	client  *http.Client
+	stopped bool
+}
+
+// serve starts dev sessions serve and checks the URL it prints; it is
+// stopped at the end of the test unless stop was called.
+func (w *world) serve(t *testing.T) *served {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	t.Cleanup(cancel)
 	cmd, _, stderr := w.command(ctx, "sessions", "serve")
 	cmd.Stdout = nil
 	out, err := cmd.StdoutPipe()
@@ -36,49 +73,54 @@ func TestSessionsServe(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	s := &served{t: t, cmd: cmd, out: out, stderr: stderr}
+	t.Cleanup(func() {
+		if !s.stopped {
+			s.stop()
+		}
+	})
 	line, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil {
-		cmd.Process.Kill()
-		cmd.Wait()
 		t.Fatalf("no URL on stdout (%v); stderr:\n%s", err, stderr)
 	}
 	printed, err := url.Parse(strings.TrimSpace(line))
 	if err != nil || printed.Hostname() != "127.0.0.1" || printed.Query().Get("token") == "" {
 		t.Fatalf("stdout %q: want http://127.0.0.1:PORT/?token=…", line)
 	}
-	base := "http://" + printed.Host
-
-	get := func(client *http.Client, u string) (int, string) {
-		t.Helper()
-		resp, err := client.Get(u)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(body)
-	}
-	if code, body := get(http.DefaultClient, base+"/"); code != http.StatusForbidden || strings.Contains(body, "answer") {
-		t.Errorf("without the token: %d %q, want 403", code, body)
-	}
 	jar, _ := cookiejar.New(nil)
-	browser := &http.Client{Jar: jar}
-	if code, body := get(browser, printed.String()); code != http.StatusOK || !strings.Contains(body, "what is the answer?") {
-		t.Errorf("the printed URL: %d, want 200 with the session listed:\n%s", code, body)
+	s.printed, s.base, s.client = printed.String(), "http://"+printed.Host, &http.Client{Jar: jar}
+	if code, body := s.getWith(s.client, s.printed); code != http.StatusOK {
+		t.Fatalf("the printed URL: %d\n%s", code, body)
 	}
-	if code, body := get(browser, base+"/s/"+id); code != http.StatusOK || !strings.Contains(body, "The answer is &lt;b&gt;42&lt;/b&gt;.") {
-		t.Errorf("the session page: %d, want 200 with its DONE summary:\n%s", code, body)
-	} else if !strings.Contains(body, `<span class="del">-two</span>`) || !strings.Contains(body, `<span class="add">&#43;TWO</span>`) {
-		t.Errorf("the session page lacks the step's diff:\n%s", body)
-	}
+	return s
+}
 
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
+// get fetches a path of the page with the token's cookie.
+func (s *served) get(path string) (int, string) {
+	s.t.Helper()
+	return s.getWith(s.client, s.base+path)
+}
+
+func (s *served) getWith(client *http.Client, u string) (int, string) {
+	s.t.Helper()
+	resp, err := client.Get(u)
+	if err != nil {
+		s.t.Fatal(err)
 	}
-	io.Copy(io.Discard, out)
-	if code := exitCode(t, cmd); code != 0 {
-		t.Errorf("after Ctrl+C: exit code %d, want 0; stderr:\n%s", code, stderr)
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
+}
+
+// stop presses Ctrl+C and returns the exit code.
+func (s *served) stop() int {
+	s.t.Helper()
+	s.stopped = true
+	if err := s.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		s.t.Fatal(err)
 	}
+	io.Copy(io.Discard, s.out)
+	return exitCode(s.t, s.cmd)
 }
 
 func TestSessionsServeUsage(t *testing.T) {

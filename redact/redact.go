@@ -20,8 +20,10 @@ import (
 // Marker starts every placeholder.
 const Marker = "[REDACTED:"
 
-// MinValueLen is the shortest environment value that is masked: shorter
-// ones (on, 1, dev) would mask ordinary words everywhere.
+// MinValueLen is the shortest secret value that is masked, from the
+// environment or the configured apiKey: shorter ones (on, 1, dev, the x or
+// none that local servers accept as a key) would mask ordinary words and
+// letters everywhere, and are no secret.
 const MinValueLen = 8
 
 // secretNames are the parts of an environment variable's name (any case)
@@ -36,8 +38,8 @@ type Redactor struct {
 }
 
 // New returns a redactor for the secret values of environ (os.Environ
-// form, NAME=value) and the configured API key (may be ""), and the token
-// shapes.
+// form, NAME=value) and the configured API key (may be ""), each when it
+// is MinValueLen characters or more, and the token shapes.
 func New(environ []string, apiKey string) *Redactor {
 	type secret struct{ value, kind string }
 	var secrets []secret
@@ -54,9 +56,7 @@ func New(environ []string, apiKey string) *Redactor {
 		secrets = append(secrets, secret{value, "$" + name})
 		r.names = append(r.names, name)
 	}
-	if k := strings.TrimSpace(apiKey); k != "" {
-		// The API key is masked whatever its length: it must never be
-		// shown or stored.
+	if k := strings.TrimSpace(apiKey); len(k) >= MinValueLen {
 		secrets = append(secrets, secret{k, "apiKey"})
 	}
 	// The longest value wins where values overlap (a value inside
