@@ -10,8 +10,9 @@ import (
 )
 
 // interrupts is dev's one path from signals to contexts. Ctrl+C (SIGINT)
-// cancels the work running: a request, a command, a probe. SIGTERM and a
-// closed stdout do too, and end dev after it. A signal with no work
+// cancels the work running: a request, a command, a probe. SIGTERM, SIGHUP
+// (a closed terminal, a dropped ssh) and a closed stdout do too, and end
+// dev after it. A signal with no work
 // running, or a second one before the first was handled, ends dev at once:
 // main() exits when forced() is closed, after cleanUp.
 type interrupts struct {
@@ -53,7 +54,7 @@ func (i *interrupts) Ending() bool {
 // watch handles signals until the process ends.
 func (i *interrupts) watch(signals <-chan os.Signal) {
 	for s := range signals {
-		i.interrupt(s == syscall.SIGTERM)
+		i.interrupt(s == syscall.SIGTERM || s == syscall.SIGHUP)
 	}
 }
 

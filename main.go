@@ -46,7 +46,7 @@ func main() {
 	stopProfiles := startProfiles(os.Getenv)
 	intr := newInterrupts()
 	signals := make(chan os.Signal, 2)
-	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	go intr.watch(signals)
 	_ = reaper.AdoptOrphans() // Linux: what commands orphan stays dev's to stop
 	streams := ui.System(os.Getenv)
@@ -322,7 +322,13 @@ func (d *devCmd) root(c *cli.Context) error {
 	d.intr.onForce(a.Kill)
 	defer a.Close()
 	if !automated {
-		return conversation.Run(a)
+		if err := conversation.Run(a); err != nil {
+			return err
+		}
+		if d.intr.Ending() { // SIGTERM, SIGHUP or a closed stdout ended the conversation
+			return &exitError{app.ExitInterrupted}
+		}
+		return nil
 	}
 	request, err := a.Request(prompt)
 	if err != nil {

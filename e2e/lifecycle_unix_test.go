@@ -58,8 +58,16 @@ func TestClosedStdoutStopsLikeAnInterrupt(t *testing.T) {
 }
 
 // A signal at the interactive prompt, with no request running, ends dev at
-// once (exit 130), stopping the background processes it started.
+// once (exit 130), stopping the background processes it started: SIGTERM,
+// and SIGHUP (the terminal closed), which used to leave them running.
 func TestSignalAtThePromptEndsDevAndItsProcesses(t *testing.T) {
+	t.Parallel()
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) { signalAtThePrompt(t, sig) })
+	}
+}
+
+func signalAtThePrompt(t *testing.T, sig syscall.Signal) {
 	w := newWorld(t, map[string]any{"commandTimeout": 1})
 	w.srv.Script(reply("Serve.", "COMMAND", "echo $$ > pid; exec sleep 300"), done("Started."))
 	cmd, _, _ := w.command(t.Context(), "--no-audit")
@@ -89,7 +97,7 @@ func TestSignalAtThePromptEndsDevAndItsProcesses(t *testing.T) {
 		}
 	}
 	go io.Copy(io.Discard, stderr)
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
 	if code := exitCode(t, cmd); code != 130 {

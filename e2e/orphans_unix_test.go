@@ -72,6 +72,7 @@ func TestNoProcessOutlivesDev(t *testing.T) {
 		}},
 		{"Ctrl+C", 130, func(w *world) int { return w.signalled(syscall.SIGINT) }},
 		{"SIGTERM", 130, func(w *world) int { return w.signalled(syscall.SIGTERM) }},
+		{"SIGHUP", 130, func(w *world) int { return w.signalled(syscall.SIGHUP) }}, // a closed terminal, a dropped ssh
 		{"closed stdout", 130, func(w *world) int { return w.stdoutClosed() }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -82,6 +83,9 @@ func TestNoProcessOutlivesDev(t *testing.T) {
 			pids := w.lingerPIDs()
 			if left := running(pids); len(left) > 0 {
 				t.Errorf("%d of %d processes the command left outlive dev: %v", len(left), len(pids), left)
+			}
+			if want := map[int]string{0: "complete", 1: "failed", 130: "interrupted"}[tc.code]; string(w.onlySession().Status) != want {
+				t.Errorf("session status %q, want %q", w.onlySession().Status, want)
 			}
 		})
 	}

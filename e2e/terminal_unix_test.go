@@ -333,3 +333,29 @@ func TestTerminalASCIIAt60Columns(t *testing.T) {
 		t.Errorf("screen:\n%s", shown)
 	}
 }
+
+// Closing the terminal while dev works (the window closed, ssh dropped)
+// sends SIGHUP: dev ends like on SIGTERM, stopping every process its
+// commands left, and the session is saved interrupted. Before, dev died
+// of the signal (exit 129) and every child survived.
+func TestTerminalClosedWhileWorking(t *testing.T) {
+	w := newWorld(t, nil)
+	arrived, release := make(chan struct{}), make(chan struct{})
+	defer close(release)
+	w.srv.Script(reply("Start.", "COMMAND", lingerCommand()), held(arrived, release, done("Never.")))
+	term := w.startTerminal(t.Context(), "--no-audit")
+	term.prompt("› ")
+	term.typeLine("start things")
+	waitFor(t, arrived, "the second request")
+	term.pty.Close()
+	if code := term.exitCode(); code != 130 {
+		t.Errorf("exit code %d, want 130", code)
+	}
+	pids := w.lingerPIDs()
+	if left := running(pids); len(left) > 0 {
+		t.Errorf("%d of %d processes the command left outlive dev: %v", len(left), len(pids), left)
+	}
+	if s := w.onlySession(); s.Status != "interrupted" {
+		t.Errorf("session status %q, want interrupted", s.Status)
+	}
+}
