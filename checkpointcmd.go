@@ -6,14 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/devagent/dev/app"
 	"github.com/devagent/dev/checkpoints"
 	"github.com/devagent/dev/config"
-	"github.com/devagent/dev/sessions"
 	"github.com/devagent/dev/ui"
 )
 
@@ -44,7 +42,7 @@ func (d *devCmd) timeline(c *cli.Context, lock bool) (*app.Timeline, func(), err
 	if err != nil {
 		return nil, nil, err
 	}
-	store := sessions.Open(dir, time.Now)
+	store := d.openStore(dir)
 	id := c.String("session")
 	if id == "" {
 		cwd, err := workingDir("")

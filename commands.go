@@ -30,7 +30,15 @@ func (d *devCmd) sessionStore() (*sessions.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return sessions.Open(dir, time.Now), nil
+	return d.openStore(dir), nil
+}
+
+// openStore opens the sessions of a config directory; what the store
+// repairs by itself (a corrupt directory map) is said on stderr.
+func (d *devCmd) openStore(configDir string) *sessions.Store {
+	store := sessions.Open(configDir, time.Now)
+	store.OnWarning(func(w string) { fmt.Fprintln(d.streams.Err, "dev: warning: "+w) })
+	return store
 }
 
 // sessionsList prints the sessions, newest first, those whose file cannot
@@ -276,7 +284,7 @@ func (d *devCmd) stats(c *cli.Context) error {
 	if cfgErr != nil {
 		fmt.Fprintln(d.streams.Err, "dev: warning: no prices, config.json is unusable: "+cfgErr.Error())
 	}
-	list, err := sessions.Open(dir, time.Now).List()
+	list, err := d.openStore(dir).List()
 	if err != nil {
 		return err
 	}

@@ -140,6 +140,7 @@ func Open(o Options) (*App, error) {
 		o.Config.Audit = config.AuditOff
 	}
 	a := &App{opts: o, cfg: o.Config, store: sessions.Open(o.ConfigDir, o.Now), sink: o.Sink}
+	a.store.OnWarning(a.warn)
 	a.client = a.newClient()
 	// The server is asked for its context window now, and the answer
 	// awaited once the session is open: the probes' round trips overlap

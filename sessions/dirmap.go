@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 
@@ -32,6 +33,9 @@ func (s *Store) Last(dir string) (string, error) {
 	}
 	// Writers replace the map by rename, so reading needs no lock.
 	m, err := s.readMap()
+	if errors.Is(err, errMapCorrupt) {
+		m, err = s.healMap()
+	}
 	if err != nil {
 		return "", err
 	}
@@ -95,6 +99,13 @@ func (s *Store) remember1(key, id string) error {
 	})
 }
 
+// OnWarning makes warn receive what the store repairs by itself (a
+// corrupt directory map set aside and rebuilt), for the user to see.
+func (s *Store) OnWarning(warn func(string)) { s.warn = warn }
+
+// errMapCorrupt is a directory map that is not a JSON object of strings.
+var errMapCorrupt = errors.New("directory map is corrupt")
+
 // readMap returns the directory map; a missing file is an empty map.
 func (s *Store) readMap() (map[string]string, error) {
 	path := filepath.Join(s.dir, mapFile)
@@ -107,7 +118,48 @@ func (s *Store) readMap() (map[string]string, error) {
 	}
 	m := map[string]string{}
 	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("directory map %s is corrupt: %w", path, err)
+		return nil, fmt.Errorf("%w: %s: %w", errMapCorrupt, path, err)
+	}
+	return m, nil
+}
+
+// healMap repairs a corrupt directory map under the map's lock (another
+// process may be repairing it too) and returns it.
+func (s *Store) healMap() (map[string]string, error) {
+	var healed map[string]string
+	err := s.updateMap(func(m map[string]string) bool {
+		healed = maps.Clone(m)
+		return false
+	})
+	return healed, err
+}
+
+// rebuildMap sets the corrupt map aside and rebuilds it from the session
+// files, each of which records its working directory: the newest session
+// of each directory. Replacing it with an empty map would make every
+// other directory lose --resume at the next save. The caller holds the
+// map's lock.
+func (s *Store) rebuildMap(cause error) (map[string]string, error) {
+	path := filepath.Join(s.dir, mapFile)
+	aside := filepath.Join(s.dir, "directory-map.json.corrupt-"+s.now().UTC().Format("20060102T150405Z"))
+	if err := os.Rename(path, aside); err != nil {
+		return nil, fmt.Errorf("set the corrupt directory map aside: %w", err)
+	}
+	entries, err := s.Entries()
+	if err != nil {
+		return nil, fmt.Errorf("rebuild the directory map: %w", err)
+	}
+	m := map[string]string{}
+	for _, e := range entries { // newest first: the first of a directory is its last
+		if e.Session == nil {
+			continue
+		}
+		if key, err := mapKey(e.Session.WorkingDirectory); err == nil && m[key] == "" {
+			m[key] = e.ID
+		}
+	}
+	if s.warn != nil {
+		s.warn(fmt.Sprintf("%v; set aside as %s and rebuilt from the session files (%d directories)", cause, aside, len(m)))
 	}
 	return m, nil
 }
@@ -126,13 +178,17 @@ func (s *Store) updateMap(change func(map[string]string) bool) error {
 	}
 	defer func() { _ = fl.Unlock() }()
 	m, err := s.readMap()
-	if err != nil {
-		// The map only holds resume hints and is written atomically, so
-		// corruption means a hand edit gone wrong. Starting afresh keeps
-		// dev working; refusing would break every later run.
-		m = map[string]string{}
+	rebuilt := false
+	if errors.Is(err, errMapCorrupt) {
+		// The map is written atomically, so corruption means a hand edit
+		// gone wrong or a disk's fault; the session files still know.
+		m, err = s.rebuildMap(err)
+		rebuilt = true
 	}
-	if !change(m) {
+	if err != nil {
+		return err
+	}
+	if !change(m) && !rebuilt {
 		return nil
 	}
 	data, err := json.MarshalIndent(m, "", "  ")

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 func TestRememberAndLast(t *testing.T) {
@@ -90,27 +91,66 @@ func TestRememberRelativeDirectory(t *testing.T) {
 	}
 }
 
+// A corrupt map is set aside and rebuilt from the session files (each
+// records its working directory), with a warning naming both files: it was
+// replaced by a map of one entry before, and every other directory lost
+// --resume.
 func TestCorruptDirectoryMap(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	s := NewStore(dir, nil)
-	if err := s.Save(&Session{ID: someID}); err != nil {
-		t.Fatal(err)
+	clock := time.Date(2026, 11, 26, 15, 0, 0, 0, time.UTC)
+	s := NewStore(dir, func() time.Time { clock = clock.Add(time.Minute); return clock })
+	var warnings []string
+	s.OnWarning(func(w string) { warnings = append(warnings, w) })
+	a, b, c := t.TempDir(), t.TempDir(), t.TempDir()
+	ids := []string{"10000000-0000-4000-8000-000000000000", "20000000-0000-4000-8000-000000000000", "30000000-0000-4000-8000-000000000000"}
+	for i, d := range []string{a, a, b} { // a's last session is the second
+		if err := s.Save(&Session{ID: ids[i], WorkingDirectory: d}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	path := filepath.Join(dir, "directory-map.json")
-	if err := os.WriteFile(path, []byte(`{"/a": `), 0o600); err != nil {
+	corrupt := []byte(`{"/a": `)
+	if err := os.WriteFile(path, corrupt, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	project := t.TempDir()
-	if _, err := s.Last(project); err == nil || errors.Is(err, ErrNoSession) || !strings.Contains(err.Error(), path) {
-		t.Errorf("Last with a corrupt map: %v, want an error naming %s", err, path)
+	if id, err := s.Last(b); err != nil || id != ids[2] {
+		t.Errorf("Last(b) with a corrupt map = %q, %v; want %s", id, err, ids[2])
 	}
-	// Remember starts a fresh map rather than failing on every later run.
-	if err := s.Remember(project, someID); err != nil {
+	if len(warnings) != 1 || !strings.Contains(warnings[0], path) || !strings.Contains(warnings[0], "directory-map.json.corrupt-") {
+		t.Fatalf("warnings %q, want one naming %s and where it was set aside", warnings, path)
+	}
+	aside, _ := filepath.Glob(filepath.Join(dir, "directory-map.json.corrupt-*"))
+	if len(aside) != 1 {
+		t.Fatalf("set aside: %v", aside)
+	}
+	if kept, _ := os.ReadFile(aside[0]); string(kept) != string(corrupt) {
+		t.Errorf("the file set aside holds %q", kept)
+	}
+	// A later session elsewhere keeps every other directory's entry.
+	if err := s.Remember(c, ids[0]); err != nil {
 		t.Fatal(err)
 	}
-	if id, err := s.Last(project); err != nil || id != someID {
-		t.Errorf("Last after repair = %q, %v", id, err)
+	for d, want := range map[string]string{a: ids[1], b: ids[2], c: ids[0]} {
+		if id, err := s.Last(d); err != nil || id != want {
+			t.Errorf("Last(%s) = %q, %v; want %s", d, id, err, want)
+		}
+	}
+	if len(warnings) != 1 {
+		t.Errorf("warned again: %q", warnings)
+	}
+
+	// Corrupt again, and the first to touch it is a Remember.
+	if err := os.WriteFile(path, []byte("not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Remember(c, ids[2]); err != nil {
+		t.Fatal(err)
+	}
+	for d, want := range map[string]string{a: ids[1], b: ids[2], c: ids[2]} {
+		if id, err := s.Last(d); err != nil || id != want {
+			t.Errorf("after a Remember on a corrupt map, Last(%s) = %q, %v; want %s", d, id, err, want)
+		}
 	}
 }
 

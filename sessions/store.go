@@ -70,6 +70,8 @@ type Store struct {
 	// map before their file existed, by id: their first Save maps them.
 	rememberMu sync.Mutex
 	remember   map[string]string
+
+	warn func(string) // see OnWarning
 }
 
 // NewStore opens the store at dir (created on first write); now is the
