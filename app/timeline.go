@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/devagent/dev/checkpoints"
@@ -24,6 +25,8 @@ type Timeline struct {
 	cps   *checkpoints.Store
 	sess  *sessions.Session
 	store *sessions.Store
+	// open opens another session's timeline, to name what it changed.
+	open func(*sessions.Session) (*Timeline, error)
 }
 
 // openTimeline opens the checkpoints of sess. It fails when checkpoints
@@ -34,7 +37,9 @@ func openTimeline(store *sessions.Store, sess *sessions.Session, cfg config.Conf
 	if err != nil {
 		return nil, err
 	}
-	return &Timeline{cps: cps, sess: sess, store: store}, nil
+	return &Timeline{cps: cps, sess: sess, store: store, open: func(other *sessions.Session) (*Timeline, error) {
+		return openTimeline(store, other, cfg, configDir)
+	}}, nil
 }
 
 // OpenTimeline opens the checkpoints of a session for the commands that
@@ -142,9 +147,75 @@ func (t *Timeline) LastRequest() (int, bool) {
 	return 0, false
 }
 
-// Plan says what a rewind to checkpoint n would change, before it does.
+// Plan says what a rewind to checkpoint n would change, before it does,
+// naming the changes of other sessions running in the same directory.
 func (t *Timeline) Plan(ctx context.Context, n int) (checkpoints.Plan, error) {
-	return t.cps.PlanRewind(ctx, t.sess.Checkpoints, n)
+	p, err := t.cps.PlanRewind(ctx, t.sess.Checkpoints, n)
+	if err != nil {
+		return p, err
+	}
+	if p.Others, err = t.othersChanges(ctx, p); err != nil {
+		return p, err
+	}
+	// What another session did is named there, not again as unknown.
+	theirs := map[string]bool{}
+	for _, o := range p.Others {
+		for _, path := range o.Paths {
+			theirs[path] = true
+		}
+	}
+	p.Foreign = slices.DeleteFunc(p.Foreign, func(c checkpoints.Change) bool { return theirs[c.Path] })
+	return p, nil
+}
+
+// othersChanges are the paths of p's restore that other sessions running
+// in the working directory changed after p's target was taken: their
+// checkpoints after that time say which. Another session's store that
+// cannot be read is skipped: naming is a courtesy, the plan stands.
+func (t *Timeline) othersChanges(ctx context.Context, p checkpoints.Plan) ([]checkpoints.SessionChanges, error) {
+	touched := map[string]bool{}
+	for _, c := range p.Restore.Changes {
+		touched[c.Path] = true
+	}
+	if len(touched) == 0 {
+		return nil, nil
+	}
+	running, err := t.store.Running(t.sess.WorkingDirectory, t.sess.ID)
+	if err != nil || len(running) == 0 {
+		return nil, err
+	}
+	var out []checkpoints.SessionChanges
+	for _, other := range running {
+		ot, err := t.open(other)
+		if err != nil {
+			continue
+		}
+		entries, err := ot.List(ctx)
+		if err != nil {
+			continue
+		}
+		seen := map[string]bool{}
+		var paths []string
+		for _, e := range entries {
+			// Only its tools' changes are its own: a checkpoint before a
+			// request holds what others did meanwhile (the first, the
+			// whole tree).
+			if e.Reason != checkpoints.AfterTool || !e.Time.After(p.Target.Time) {
+				continue
+			}
+			for _, c := range e.Changes {
+				if touched[c.Path] && !seen[c.Path] {
+					seen[c.Path] = true
+					paths = append(paths, c.Path)
+				}
+			}
+		}
+		if len(paths) > 0 {
+			slices.Sort(paths)
+			out = append(out, checkpoints.SessionChanges{Session: other.ID, Paths: paths})
+		}
+	}
+	return out, nil
 }
 
 // Rewind brings the working directory back to checkpoint n, after

@@ -262,6 +262,17 @@ type Plan struct {
 	// something other than dev's steps (the user, an editor, a process
 	// left running): the rewind replaces those changes too.
 	Foreign []Change
+	// Others are the changes of Restore that other sessions made, which
+	// a dev is running in the same directory now: the rewind undoes
+	// their work too. The caller fills it (this package knows no
+	// sessions).
+	Others []SessionChanges
+}
+
+// SessionChanges are the paths another session changed.
+type SessionChanges struct {
+	Session string
+	Paths   []string
 }
 
 // PlanRewind says what rewinding the working directory to checkpoint n of

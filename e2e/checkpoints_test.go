@@ -140,6 +140,17 @@ func TestCheckpointsDiffAndRewind(t *testing.T) {
 	rw := w.run("rewind", "0", "--yes")
 	rw.expect(t, 0)
 	sameTree(t, "after rewind 0", tree(t, w.dir), before)
+	// The preview says what happens to each file: the files created since
+	// are deleted, the one changed restored, the one deleted recreated.
+	// It said the opposite before ("write back" for a file it deleted).
+	for _, want := range []string{"delete   new.txt", "delete   made.txt", "restore  edit.go", "recreate gone.txt"} {
+		if !strings.Contains(rw.stderr, want) {
+			t.Errorf("the rewind's preview lacks %q:\n%s", want, rw.stderr)
+		}
+	}
+	if strings.Contains(rw.stderr, "write back") {
+		t.Errorf("the rewind's preview:\n%s", rw.stderr)
+	}
 	s = w.onlySession()
 	if len(s.History) != 0 || len(s.TaskList) != 0 {
 		t.Errorf("the session was not cut back: %d messages", len(s.History))
@@ -196,6 +207,34 @@ func TestCheckpointsNeverWriteTheRepository(t *testing.T) {
 		t.Errorf("an ignored file was touched by the rewind: %q", got)
 	}
 	sameTree(t, ".git", tree(t, filepath.Join(w.dir, ".git")), gitBefore)
+}
+
+// A rewind names the changes it undoes that another session, running in
+// the same directory now, made: it deleted them without a word before.
+func TestRewindNamesAnotherRunningSessionsChanges(t *testing.T) {
+	w := newWorld(t, nil)
+	w.srv.Script(reply("Write.", "WRITE_FILE", "mine.txt\n```\nmine\n```"), done("Mine."))
+	w.run("--no-audit", "-p", "one").expect(t, 0)
+	mine := w.onlySession().ID
+	w.srv.Script(reply("Write.", "WRITE_FILE", "theirs.txt\n```\ntheirs\n```"), llmtest.Response{Content: "# Agent", Hang: true})
+	cmd, _, _ := w.startUntilHanging("--no-audit", "-p", "another session, still working")
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	var theirs string
+	for id := range w.sessions() {
+		if id != mine {
+			theirs = id
+		}
+	}
+	r := w.run("rewind", "0", "--yes", "--session", mine)
+	r.expect(t, 0)
+	for _, want := range []string{"delete   mine.txt", "Changed by session " + theirs + ", which a dev is running in this directory now", "delete   theirs.txt"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("the preview lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	if strings.Count(r.stderr, "Changed by session") != 1 {
+		t.Errorf("the preview names other sessions %d times:\n%s", strings.Count(r.stderr, "Changed by session"), r.stderr)
+	}
 }
 
 // A session in use by a running dev cannot be rewound.

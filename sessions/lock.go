@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -94,4 +95,25 @@ func sameFile(fl *flock.Flock, path string) bool {
 	}
 	now, err := os.Stat(path)
 	return err == nil && os.SameFile(held, now)
+}
+
+// Running returns the sessions of the working directory dir that a running
+// dev holds now, but the one named except: the sessions whose files a
+// rewind in dir may change under them.
+func (s *Store) Running(dir, except string) ([]*Session, error) {
+	locks, err := filepath.Glob(filepath.Join(s.dir, "*.lock"))
+	if err != nil {
+		return nil, fmt.Errorf("running sessions: %w", err)
+	}
+	var out []*Session
+	for _, l := range locks {
+		id := strings.TrimSuffix(filepath.Base(l), ".lock")
+		if id == except || !ValidID(id) || !s.held(id) {
+			continue
+		}
+		if sess, err := s.Load(id); err == nil && sess.WorkingDirectory == dir {
+			out = append(out, sess)
+		}
+	}
+	return out, nil
 }

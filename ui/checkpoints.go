@@ -51,21 +51,29 @@ func Diffs(w io.Writer, diffs []checkpoints.FileDiff, st DiffStyle) error {
 	return nil
 }
 
-// RewindPlan lists what a rewind will change, and the changes it undoes
-// that were not dev's.
+// RewindPlan lists what a rewind will change, in words that say what
+// happens to each file, the changes it undoes that were not this
+// session's, and those of other sessions running in the same directory.
 func RewindPlan(w io.Writer, p checkpoints.Plan, filesOnly bool) {
 	fmt.Fprintf(w, "Rewind to checkpoint %d (%s):\n", p.Target.Number, p.Target.Time.Local().Format("2006-01-02 15:04:05"))
 	if len(p.Restore.Changes) == 0 {
 		fmt.Fprintln(w, "  the files are as they were then")
 	}
+	restored := map[string]string{}
 	for _, c := range p.Restore.Changes {
-		verb := map[checkpoints.ChangeKind]string{checkpoints.Added: "delete", checkpoints.Modified: "restore", checkpoints.Deleted: "write back"}[c.Change]
-		fmt.Fprintf(w, "  %-10s %s\n", verb, c.Path)
+		restored[c.Path] = RewindVerb(c.Change)
+		fmt.Fprintf(w, "  %-8s %s\n", restored[c.Path], c.Path)
 	}
 	if len(p.Foreign) > 0 {
 		fmt.Fprintf(w, "Changed since the last checkpoint by something other than dev (undone too):\n")
 		for _, c := range p.Foreign {
-			fmt.Fprintf(w, "  %-10s %s\n", c.Change, c.Path)
+			fmt.Fprintf(w, "  %-8s %s\n", c.Change, c.Path)
+		}
+	}
+	for _, o := range p.Others {
+		fmt.Fprintf(w, "Changed by session %s, which a dev is running in this directory now (undone too):\n", o.Session)
+		for _, path := range o.Paths {
+			fmt.Fprintf(w, "  %-8s %s\n", restored[path], path)
 		}
 	}
 	for _, c := range p.Restore.Left {
@@ -75,6 +83,21 @@ func RewindPlan(w io.Writer, p checkpoints.Plan, filesOnly bool) {
 		fmt.Fprintln(w, "The session's history stays as it is (--files-only).")
 	} else {
 		fmt.Fprintln(w, "The session's history, task list and audits go back to that point too.")
+	}
+}
+
+// RewindVerb says what a rewind does to a file, given its change from the
+// present to the checkpoint: one that the checkpoint lacks was created
+// since and is deleted; one the present lacks was deleted since and is
+// recreated; one that differs is restored.
+func RewindVerb(toCheckpoint checkpoints.ChangeKind) string {
+	switch toCheckpoint {
+	case checkpoints.Deleted:
+		return "delete"
+	case checkpoints.Added:
+		return "recreate"
+	default:
+		return "restore"
 	}
 }
 
