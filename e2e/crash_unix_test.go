@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -24,8 +25,10 @@ import (
 	"github.com/devagent/dev/sessions"
 )
 
-// crashRuns is how many runs TestCrashConsistency kills.
-const crashRuns = 50
+// crashRuns is how many runs TestCrashConsistency kills: 50 in every
+// go test, more for a series (go test ./e2e -run TestCrashConsistency
+// -crash.runs 250).
+var crashRuns = flag.Int("crash.runs", 50, "how many runs TestCrashConsistency kills")
 
 // crashScript is the scripted run: commands that leave a process behind
 // (in their group, writing its pid to pids), a file written, DONE.
@@ -40,7 +43,7 @@ func crashScript() []llmtest.Response {
 }
 
 // TestCrashConsistency kills dev with SIGKILL at random moments of a
-// scripted run, 50 times (the moments are drawn with a fixed seed: the
+// scripted run, 50 times by default (the moments are drawn with a fixed seed: the
 // request at which to kill, and either at its arrival or a few ms later,
 // while dev streams, parses, runs tools or saves). After each kill: every
 // session file is a valid session, no session shows as active, the
@@ -53,13 +56,13 @@ func TestCrashConsistency(t *testing.T) {
 	var left, stoppedOnResume atomic.Int64
 	var mu sync.Mutex
 	outcomes := map[string]int{}
-	for i := range crashRuns {
+	for i := range *crashRuns {
 		request := 1 + rng.IntN(len(crashScript()))
 		var delay time.Duration
 		if rng.IntN(3) > 0 {
 			delay = time.Duration(rng.IntN(40_000)) * time.Microsecond
 		}
-		t.Run(fmt.Sprintf("%02d-request%d-after%s", i, request, delay), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%03d-request%d-after%s", i, request, delay), func(t *testing.T) {
 			w := newWorld(t, nil)
 			status, leftovers := w.crashOnce(request, delay)
 			left.Add(int64(leftovers))
@@ -72,7 +75,7 @@ func TestCrashConsistency(t *testing.T) {
 		})
 	}
 	t.Cleanup(func() {
-		t.Logf("%d runs killed: session status after the kill %v; %d processes left by the killed runs, all stopped by the resume", crashRuns, outcomes, left.Load())
+		t.Logf("%d runs killed: session status after the kill %v; %d processes left by the killed runs, all stopped by the resume", *crashRuns, outcomes, left.Load())
 	})
 }
 
