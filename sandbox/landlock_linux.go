@@ -103,9 +103,11 @@ func restrict(p policy) error {
 	if err := cfg.Restrict(rules...); err != nil {
 		return err
 	}
-	if closeNet {
+	if closeNet && netFilterWorks() {
 		// Landlock leaves Multipath TCP alone, and a Multipath TCP socket
-		// reaches every TCP port (Go listens with one by default).
+		// reaches every TCP port (Go listens with one by default). Where
+		// the filter cannot be had, Probe said the network is not
+		// confined, and dev warned.
 		return closeMultipathTCP()
 	}
 	return nil
