@@ -154,7 +154,14 @@ func New(l Layout, n Network) (*Sandbox, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Sandbox{self: helperPath, policy: p, arg: string(data)}
+	self := helperPath
+	if _, err := os.Stat(self); err != nil {
+		// No /proc (a bare container): the executable by its path.
+		if self, err = os.Executable(); err != nil {
+			return nil, fmt.Errorf("%w: cannot find dev's own executable to confine commands with: %v", ErrUnavailable, err)
+		}
+	}
+	s := &Sandbox{self: self, policy: p, arg: string(data)}
 	s.warnings = append(support.Warnings(n), limits(l, p.Protected)...)
 	return s, nil
 }
