@@ -88,11 +88,7 @@ var buildCaches = []string{".cache", "go", ".npm", ".cargo", ".rustup", filepath
 // the build caches under the home directory, and /dev/shm (POSIX shared
 // memory, which Python's multiprocessing needs).
 func (l Layout) Dirs() []string {
-	tmp := l.TempDir
-	if tmp == "" {
-		tmp = os.TempDir()
-	}
-	dirs := []string{l.Dir, tmp, l.SessionOutput}
+	dirs := []string{l.Dir, l.tempDir(), l.SessionOutput}
 	dirs = append(dirs, l.WritableRoots...)
 	if l.Home != "" {
 		for _, c := range buildCaches {
@@ -101,6 +97,13 @@ func (l Layout) Dirs() []string {
 	}
 	dirs = append(dirs, "/dev/shm")
 	return absolute(dirs)
+}
+
+func (l Layout) tempDir() string {
+	if l.TempDir != "" {
+		return l.TempDir
+	}
+	return os.TempDir()
 }
 
 // Protected lists the directories that stay read-only even inside the
@@ -269,18 +272,14 @@ func (s Support) Warnings(n Network) []string {
 // files and other subdirectories stay writable). The build caches are not
 // named: that ~/go/bin is on PATH is expected.
 func limits(l Layout, protected []string) []string {
-	tmp := l.TempDir
-	if tmp == "" {
-		tmp = os.TempDir()
-	}
 	var w []string
-	for _, d := range absolute(append([]string{l.Dir, tmp}, l.WritableRoots...)) {
+	for _, d := range absolute(append([]string{l.Dir, l.tempDir()}, l.WritableRoots...)) {
 		root := realPath(d)
 		for _, p := range protected {
-			if real := realPath(p); real == root {
+			if rp := realPath(p); rp == root {
 				w = append(w, fmt.Sprintf("sandbox: commands may not write %s: it is on PATH or holds dev's configuration", d))
 				break
-			} else if within(real, root) {
+			} else if within(rp, root) {
 				w = append(w, fmt.Sprintf("sandbox: %s is on PATH or holds dev's configuration, so commands may not write it, nor create or remove entries directly in %s or the directories down to it (Landlock grants whole trees; their files and other subdirectories stay writable)", p, d))
 				break
 			}
