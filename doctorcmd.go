@@ -73,8 +73,12 @@ func (d *devCmd) doctor(c *cli.Context) error {
 // safetyFacts is what dev doctor reports of the safety layers: the
 // settings, and what the OS offers.
 func safetyFacts(cfg config.Config) doctor.Safety {
-	ok, why := sandbox.Available()
-	s := doctor.Safety{Approval: cfg.Approval, Sandbox: cfg.Sandbox, SandboxAvailable: ok, SandboxWhy: why, Redact: cfg.RedactSecrets}
+	support := sandbox.Probe()
+	s := doctor.Safety{Approval: cfg.Approval, Sandbox: cfg.Sandbox, SandboxNetwork: cfg.SandboxNetwork.String(),
+		SandboxFiles: support.Files, SandboxWhy: support.String(), Redact: cfg.RedactSecrets}
+	if cfg.Sandbox == config.SandboxWorkspace {
+		s.SandboxMissing = support.Missing(sandbox.Network{All: cfg.SandboxNetwork.All})
+	}
 	if cfg.RedactSecrets {
 		s.Secrets = redact.New(os.Environ(), cfg.APIKey).Names()
 	}

@@ -100,6 +100,8 @@ type App struct {
 	approvals guard.Approvals     // what must be asked; "always" answers
 	mask      func(string) string // secret redaction; nil when off
 	sandbox   *sandbox.Sandbox    // nil when off; made per session
+	// sandboxWarned: what the sandbox cannot do here was said.
+	sandboxWarned bool
 
 	mcp     *mcp.Set // the MCP servers, connected at start
 	mcpOnce sync.Once
@@ -156,8 +158,14 @@ func Open(o Options) (*App, error) {
 		go func() { check <- a.checkServer(context.Background()) }()
 	}
 
+	// MCP servers start inside the sandbox the settings ask for; where
+	// the OS cannot enforce it, nothing starts.
+	mcpSandbox, err := MCPSandbox(a.cfg, o.ConfigDir, o.Dir)
+	if err != nil {
+		return nil, err
+	}
 	servers := make(chan *mcp.Set, 1)
-	go func() { servers <- a.connectMCP() }()
+	go func() { servers <- a.connectMCP(mcpSandbox) }()
 	opened := false
 	defer func() {
 		if !opened { // the servers are the app's to close: there is no app
@@ -330,7 +338,7 @@ func (a *App) wire() {
 		Dir:            a.sess.WorkingDirectory,
 		Interactive:    !a.opts.Automated,
 		CommandTimeout: time.Duration(cfg.CommandTimeout) * time.Second,
-		OutputDir:      a.store.Dir(a.sess.ID),
+		OutputDir:      a.outputDir(),
 		Ask:            a.opts.Ask,
 		Background:     a.bg,
 		Deny:           a.deny,

@@ -11,7 +11,7 @@ import (
 )
 
 // After a new session, the auditor keeps the full output of its commands in
-// the new session's directory, like the worker: every part of the run was
+// the new session's output directory, like the worker: every part of the run was
 // rewired, none kept the old session's environment.
 func TestNewSessionAuditorSavesOutputInTheNewSession(t *testing.T) {
 	w := newWorld(t)
@@ -34,14 +34,14 @@ func TestNewSessionAuditorSavesOutputInTheNewSession(t *testing.T) {
 	if res := a.Run(context.Background(), "check big.txt"); res.Code != ExitOK || res.Audits != 1 {
 		t.Fatalf("run %+v", res)
 	}
-	saved, _ := filepath.Glob(filepath.Join(a.Store().Dir(a.Session().ID), "command-*.log"))
+	saved, _ := filepath.Glob(filepath.Join(a.Store().Dir(a.Session().ID), "output", "command-*.log"))
 	if len(saved) != 1 {
 		t.Fatalf("the auditor's full output is not in the new session's directory: %v", saved)
 	}
 	if data, err := os.ReadFile(saved[0]); err != nil || string(data) != big {
 		t.Errorf("saved output: %d bytes, %v", len(data), err)
 	}
-	if stale, _ := filepath.Glob(filepath.Join(a.Store().Dir(old), "command-*.log")); len(stale) != 0 {
+	if stale, _ := filepath.Glob(filepath.Join(a.Store().Dir(old), "output", "command-*.log")); len(stale) != 0 {
 		t.Errorf("files in the old session's directory: %v", stale)
 	}
 }

@@ -27,10 +27,11 @@ import (
 var ErrUnknownCommand = errors.New("unknown command")
 
 // connectMCP starts every configured MCP server, in parallel with each
-// other, each bounded by mcp's connect timeout.
-func (a *App) connectMCP() *mcp.Set {
+// other, each bounded by mcp's connect timeout; stdio servers inside sb
+// when it is not nil.
+func (a *App) connectMCP(sb mcp.Sandbox) *mcp.Set {
 	set := mcp.Connect(context.Background(), MCPServers(a.cfg), mcp.Options{Dir: a.opts.Dir, Stderr: a.opts.MCPStderr,
-		ClientName: "dev", ClientVersion: a.opts.Version})
+		ClientName: "dev", ClientVersion: a.opts.Version, Sandbox: sb})
 	for _, w := range set.Warnings() {
 		a.warn(w)
 	}

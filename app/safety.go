@@ -3,9 +3,11 @@ package app
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/devagent/dev/config"
 	"github.com/devagent/dev/guard"
+	"github.com/devagent/dev/mcp"
 	"github.com/devagent/dev/redact"
 	"github.com/devagent/dev/sandbox"
 	"github.com/devagent/dev/tools"
@@ -38,25 +40,68 @@ func (a *App) safety() error {
 
 // confine makes the OS sandbox of the session worked in, when the
 // settings ask for one: its commands may write only in the working
-// directory, the temporary directory, the session's directory, the
-// writable roots and the build caches.
+// directory, the temporary directory, the session's output directory, the
+// writable roots and the build caches, never in a directory on PATH or in
+// dev's configuration (the sessions, their checkpoints). What the sandbox
+// cannot do here is said once per run.
 func (a *App) confine() error {
 	a.sandbox = nil
 	if a.cfg.Sandbox != config.SandboxWorkspace {
 		return nil
 	}
-	self, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("%w: cannot find dev's own executable to confine commands with: %v", ErrSandbox, err)
+	// Created now so that the sandbox's grant finds it (it skips what
+	// does not exist).
+	if err := os.MkdirAll(a.outputDir(), 0o755); err != nil {
+		return fmt.Errorf("%w: cannot create the session's output directory: %v", ErrSandbox, err)
 	}
-	home, _ := os.UserHomeDir()
-	layout := sandbox.Layout{Dir: a.sess.WorkingDirectory, SessionDir: a.store.Dir(a.sess.ID), WritableRoots: a.roots, Home: home}
-	sb, err := sandbox.New(self, layout.Dirs())
+	sb, err := newSandbox(a.cfg, a.opts.ConfigDir, a.sess.WorkingDirectory, a.outputDir())
 	if err != nil {
-		return fmt.Errorf("sandbox: workspace: %w (set sandbox to off to run commands without it)", err)
+		return err
+	}
+	if !a.sandboxWarned {
+		a.sandboxWarned = true
+		for _, w := range sb.Warnings() {
+			a.warn(w)
+		}
 	}
 	a.sandbox = sb
 	return nil
+}
+
+// outputDir is where the session's commands' saved output goes: the only
+// part of the session's directory that sandboxed commands may write.
+func (a *App) outputDir() string { return filepath.Join(a.store.Dir(a.sess.ID), "output") }
+
+// newSandbox is the OS sandbox of the settings for commands working in
+// dir; sessionOutput is the session's output directory ("" outside a
+// session: the MCP servers, which outlive /new).
+func newSandbox(cfg config.Config, configDir, dir, sessionOutput string) (*sandbox.Sandbox, error) {
+	home, _ := os.UserHomeDir()
+	layout := sandbox.Layout{Dir: dir, SessionOutput: sessionOutput, WritableRoots: cfg.WritableRootPaths(home), Home: home,
+		ConfigDir: configDir, PathList: os.Getenv("PATH")}
+	net := sandbox.Network{All: cfg.SandboxNetwork.All}
+	for _, p := range cfg.SandboxNetwork.Ports {
+		net.Ports = append(net.Ports, uint16(p)) // 1 to 65535: config checked
+	}
+	sb, err := sandbox.New(layout, net)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: workspace: %w (set sandbox to off to run commands without it)", err)
+	}
+	return sb, nil
+}
+
+// MCPSandbox is the OS sandbox MCP stdio servers start in, working in
+// dir: nil when the settings ask for none. It fails (ErrSandbox) where the
+// OS cannot enforce it: no server then starts unconfined.
+func MCPSandbox(cfg config.Config, configDir, dir string) (mcp.Sandbox, error) {
+	if cfg.Sandbox != config.SandboxWorkspace {
+		return nil, nil
+	}
+	sb, err := newSandbox(cfg, configDir, dir, "")
+	if err != nil {
+		return nil, err
+	}
+	return sb, nil
 }
 
 // sandboxOrNil is the sandbox as tools take it: a nil interface when off,

@@ -3,6 +3,14 @@
 // overrides, into a plain struct. Only main imports it.
 package config
 
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
 // Config is the user's configuration. Durations are in seconds as in the file.
 type Config struct {
 	APIURL               string   `json:"apiUrl"`
@@ -35,7 +43,9 @@ type Config struct {
 	AllowCommands       []string `json:"allowCommands"`       // command prefixes approval does not ask about
 	Approval            string   `json:"approval"`            // auto, edits, ask
 	Sandbox             string   `json:"sandbox"`             // off, workspace
-	RedactSecrets       bool     `json:"redactSecrets"`
+	// SandboxNetwork is what the sandbox leaves open of the network.
+	SandboxNetwork SandboxNetwork `json:"sandboxNetwork"`
+	RedactSecrets  bool           `json:"redactSecrets"`
 
 	// Model tuning (SPEC §14).
 	// Thinking is how much a reasoning model should think: auto (send
@@ -66,6 +76,71 @@ const (
 	SandboxOff       = "off"
 	SandboxWorkspace = "workspace"
 )
+
+// SandboxNetwork is the sandboxNetwork key (SPEC §13): the TCP ports that
+// sandboxed commands may connect to and listen on, `[]` (none) by default,
+// or "all" for the whole network.
+type SandboxNetwork struct {
+	All   bool
+	Ports []int
+}
+
+// SandboxNetworkAll is how the file spells an open network.
+const SandboxNetworkAll = "all"
+
+// MarshalJSON writes "all" or the list of ports ([] for none).
+func (n SandboxNetwork) MarshalJSON() ([]byte, error) {
+	if n.All {
+		return json.Marshal(SandboxNetworkAll)
+	}
+	if n.Ports == nil {
+		return []byte("[]"), nil
+	}
+	return json.Marshal(n.Ports)
+}
+
+// UnmarshalJSON reads "all" or an array of port numbers; null leaves the
+// value as it is.
+func (n *SandboxNetwork) UnmarshalJSON(data []byte) error {
+	switch {
+	case string(data) == "null":
+		return nil
+	case len(data) > 0 && data[0] == '"':
+		var s string
+		if err := json.Unmarshal(data, &s); err != nil {
+			return err
+		}
+		if s != SandboxNetworkAll {
+			return fmt.Errorf("not %q", SandboxNetworkAll)
+		}
+		*n = SandboxNetwork{All: true}
+		return nil
+	case len(data) == 0 || data[0] != '[':
+		return errors.New("neither a string nor an array")
+	}
+	var ports []int
+	if err := json.Unmarshal(data, &ports); err != nil {
+		return err
+	}
+	*n = SandboxNetwork{Ports: ports}
+	if ports == nil {
+		n.Ports = []int{}
+	}
+	return nil
+}
+
+// String is the setting for people: "all", or the ports separated by
+// commas ("" for none).
+func (n SandboxNetwork) String() string {
+	if n.All {
+		return SandboxNetworkAll
+	}
+	s := make([]string, len(n.Ports))
+	for i, p := range n.Ports {
+		s[i] = strconv.Itoa(p)
+	}
+	return strings.Join(s, ", ")
+}
 
 // Price is what a model's tokens cost, in USD per million.
 type Price struct {

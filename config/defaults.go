@@ -28,6 +28,7 @@ func Default() Config {
 		AllowCommands:          []string{},
 		Approval:               ApprovalAuto,
 		Sandbox:                SandboxOff,
+		SandboxNetwork:         SandboxNetwork{Ports: []int{}},
 		RedactSecrets:          true,
 		Thinking:               ThinkingAuto,
 		ExtraBody:              map[string]any{},

@@ -370,6 +370,9 @@ func derefType(t reflect.Type) reflect.Type {
 }
 
 func describeType(t reflect.Type) string {
+	if t == reflect.TypeFor[SandboxNetwork]() {
+		return `"all" or an array of TCP port numbers`
+	}
 	switch derefType(t).Kind() {
 	case reflect.String:
 		return "a string"
@@ -512,6 +515,11 @@ func validateSafety(c *Config) (key, reason string) {
 	case SandboxOff, SandboxWorkspace:
 	default:
 		return "sandbox", fmt.Sprintf("must be %q or %q, got %q", SandboxOff, SandboxWorkspace, c.Sandbox)
+	}
+	for i, port := range c.SandboxNetwork.Ports {
+		if port < 1 || port > 65535 {
+			return "sandboxNetwork", fmt.Sprintf("entry %d must be a TCP port from 1 to 65535, got %d", i+1, port)
+		}
 	}
 	for i, root := range c.WritableRoots {
 		if !filepath.IsAbs(root) && root != "~" && !strings.HasPrefix(root, "~/") && !strings.HasPrefix(root, `~\`) {

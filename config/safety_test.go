@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -27,6 +28,7 @@ func TestLoadSafetyKeys(t *testing.T) {
 		"allowCommands": ["go test", "git status"],
 		"approval": "ask",
 		"sandbox": "workspace",
+		"sandboxNetwork": [5432, 8080],
 		"redactSecrets": false
 	}`)
 	cfg, warnings, err := Load(dir, noEnv, Flags{})
@@ -39,6 +41,7 @@ func TestLoadSafetyKeys(t *testing.T) {
 	want.DenyBuiltinCommands = false
 	want.AllowCommands = []string{"go test", "git status"}
 	want.Approval, want.Sandbox, want.RedactSecrets = "ask", "workspace", false
+	want.SandboxNetwork = SandboxNetwork{Ports: []int{5432, 8080}}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("Load =\n%+v\nwant\n%+v", cfg, want)
 	}
@@ -47,7 +50,7 @@ func TestLoadSafetyKeys(t *testing.T) {
 	}
 
 	// null is "no value": the defaults stay, lists stay empty lists.
-	dir = writeConfig(t, `{"writableRoots": null, "denyCommands": null, "allowCommands": null, "denyBuiltinCommands": null, "redactSecrets": null, "approval": null, "sandbox": null}`)
+	dir = writeConfig(t, `{"writableRoots": null, "denyCommands": null, "allowCommands": null, "denyBuiltinCommands": null, "redactSecrets": null, "approval": null, "sandbox": null, "sandboxNetwork": null}`)
 	cfg, _, err = Load(dir, noEnv, Flags{})
 	if err != nil || !reflect.DeepEqual(cfg, Default()) {
 		t.Errorf("nulls: %+v %v", cfg, err)
@@ -68,10 +71,41 @@ func TestSafetyValidation(t *testing.T) {
 		{`{"denyBuiltinCommands": "no"}`, "denyBuiltinCommands", `must be true or false, got string "no"`},
 		{`{"redactSecrets": 0}`, "redactSecrets", `must be true or false, got number 0`},
 		{`{"writableRoots": "/tmp"}`, "writableRoots", `must be an array of strings, got string "/tmp"`},
+		{`{"sandboxNetwork": "none"}`, "sandboxNetwork", `must be "all" or an array of TCP port numbers, got string "none"`},
+		{`{"sandboxNetwork": ["5432"]}`, "sandboxNetwork", `must be "all" or an array of TCP port numbers, got an array containing a string`},
+		{`{"sandboxNetwork": 5432}`, "sandboxNetwork", `must be "all" or an array of TCP port numbers, got number 5432`},
+		{`{"sandboxNetwork": [22, 70000]}`, "sandboxNetwork", `entry 2 must be a TCP port from 1 to 65535, got 70000`},
+		{`{"sandboxNetwork": [0]}`, "sandboxNetwork", `entry 1 must be a TCP port from 1 to 65535, got 0`},
 	} {
 		ce, _ := loadError(t, tc.content, noEnv)
 		if ce.Key != tc.key || !strings.HasPrefix(ce.Reason, tc.reason) || ce.Line == 0 {
 			t.Errorf("%s: error %#v, want key %q reason %q… at a line", tc.content, ce, tc.key, tc.reason)
+		}
+	}
+}
+
+// sandboxNetwork is "all" or a list of ports, and reads back as written.
+func TestSandboxNetwork(t *testing.T) {
+	t.Parallel()
+	dir := writeConfig(t, `{"sandboxNetwork": "all"}`)
+	cfg, _, err := Load(dir, noEnv, Flags{})
+	if err != nil || !cfg.SandboxNetwork.All || len(cfg.SandboxNetwork.Ports) != 0 {
+		t.Fatalf("Load: %+v %v", cfg.SandboxNetwork, err)
+	}
+	for _, c := range []struct {
+		n          SandboxNetwork
+		json, show string
+	}{
+		{SandboxNetwork{All: true}, `"all"`, "all"},
+		{SandboxNetwork{Ports: []int{5432, 6379}}, `[5432,6379]`, "5432, 6379"},
+		{SandboxNetwork{}, `[]`, ""},
+	} {
+		data, err := json.Marshal(c.n)
+		if err != nil || string(data) != c.json {
+			t.Errorf("%+v: JSON %s %v, want %s", c.n, data, err, c.json)
+		}
+		if got := Show("sandboxNetwork", c.n); got != c.show {
+			t.Errorf("%+v: Show %q, want %q", c.n, got, c.show)
 		}
 	}
 }

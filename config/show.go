@@ -77,6 +77,8 @@ func Show(key string, value any) string {
 		return v
 	case []string:
 		return strings.Join(v, ", ")
+	case SandboxNetwork:
+		return v.String()
 	case *float64:
 		if v == nil {
 			return "unset"

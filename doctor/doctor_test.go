@@ -249,4 +249,4 @@ func TestGolden(t *testing.T) {
 }
 
 // safety is what a default configuration on Linux reports.
-var safety = doctor.Safety{Approval: "auto", Sandbox: "off", SandboxAvailable: true, SandboxWhy: "Landlock ABI 7", Redact: true}
+var safety = doctor.Safety{Approval: "auto", Sandbox: "off", SandboxFiles: true, SandboxWhy: "Landlock ABI 7: files, network, signals", Redact: true}

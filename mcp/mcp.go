@@ -3,7 +3,8 @@
 // each within a time limit, lists their tools, checks a call's arguments
 // against the tool's input schema, calls the tool and renders its result as
 // text. A server that cannot be reached, crashes, hangs or talks garbage
-// becomes an error value, never a crash or a hang of dev. The package never
+// becomes an error value, never a crash or a hang of dev. Stdio servers
+// start inside the OS sandbox when one is given. The package never
 // prints: what stdio servers write on stderr is kept (Server.Stderr) and
 // copied only to the writer the caller gives.
 package mcp
@@ -14,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"sort"
 	"sync"
 	"time"
@@ -59,10 +61,19 @@ type Options struct {
 	Getenv func(string) string
 	// ClientName and ClientVersion introduce dev to the servers.
 	ClientName, ClientVersion string
+	// Sandbox, when not nil, confines every stdio server and what it
+	// starts (config sandbox: workspace), as it confines commands.
+	Sandbox Sandbox
 
 	// grace is how long a stdio server may take to exit after its input
 	// closes, and after TERM, before it is killed; tests shorten it.
 	grace time.Duration
+}
+
+// Sandbox confines a process before it starts (a *sandbox.Sandbox): it
+// rewrites cmd so that the program runs under the confinement, or fails.
+type Sandbox interface {
+	Wrap(cmd *exec.Cmd) error
 }
 
 // defaultGrace: well-behaved servers exit as soon as their input closes.

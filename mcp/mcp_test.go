@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -492,5 +493,40 @@ func TestWriteReport(t *testing.T) {
 	var empty strings.Builder
 	if err := WriteReport(&empty, nil, false); err != nil || empty.String() != "No MCP servers are configured (key \"mcpServers\" of config.json).\n" {
 		t.Errorf("no servers: %q, %v", empty.String(), err)
+	}
+}
+
+// recordingSandbox stands for the OS sandbox: it counts the processes it
+// confines, or refuses them.
+type recordingSandbox struct {
+	mu      sync.Mutex
+	wrapped []string
+	refuse  error
+}
+
+func (s *recordingSandbox) Wrap(cmd *exec.Cmd) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.refuse != nil {
+		return s.refuse
+	}
+	s.wrapped = append(s.wrapped, cmd.Path)
+	return nil
+}
+
+// Stdio servers start through the sandbox when one is given; one it
+// refuses does not start at all.
+func TestStdioServersStartInTheSandbox(t *testing.T) {
+	t.Parallel()
+	exe := serverBinary(t)
+	sb := &recordingSandbox{}
+	set := connect(t, Options{Sandbox: sb}, ServerConfig{Name: "s", Command: exe})
+	if !set.Servers()[0].Connected() || len(sb.wrapped) != 1 || sb.wrapped[0] != exe {
+		t.Errorf("connected %v (%v), wrapped %q", set.Servers()[0].Connected(), set.Servers()[0].Err(), sb.wrapped)
+	}
+	refusing := &recordingSandbox{refuse: errors.New("cannot confine it")}
+	set = connect(t, Options{Sandbox: refusing}, ServerConfig{Name: "s", Command: exe})
+	if err := set.Servers()[0].Err(); err == nil || !strings.Contains(err.Error(), "cannot confine it") {
+		t.Errorf("a server the sandbox refused: %v", err)
 	}
 }

@@ -25,14 +25,20 @@ type process struct {
 const stderrDrain = time.Second
 
 // startProcess starts command with the environment of dev plus env, in dir,
-// stderr into log, and returns the transport over its stdin and stdout.
-func startProcess(command string, args, env []string, dir string, log *stderrLog) (*process, sdk.Transport, error) {
+// inside sb when it is not nil, stderr into log, and returns the transport
+// over its stdin and stdout.
+func startProcess(command string, args, env []string, dir string, sb Sandbox, log *stderrLog) (*process, sdk.Transport, error) {
 	cmd := exec.Command(command, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = log
 	cmd.WaitDelay = stderrDrain
 	isolate(cmd)
+	if sb != nil {
+		if err := sb.Wrap(cmd); err != nil {
+			return nil, nil, err
+		}
+	}
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, nil, err

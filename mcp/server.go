@@ -174,7 +174,7 @@ func (s *Server) transport(opts Options) (sdk.Transport, error) {
 	if x.err != nil {
 		return nil, x.err
 	}
-	p, t, err := startProcess(command, args, env, opts.Dir, s.stderr)
+	p, t, err := startProcess(command, args, env, opts.Dir, opts.Sandbox, s.stderr)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {

@@ -11,12 +11,21 @@ import (
 	"testing"
 )
 
-// The test binary doubles as the helper, as dev does.
+// The test binary doubles as the helper, as dev does, and as a network
+// probe (DEV_TEST_PROBE) to run inside the sandbox.
 func TestMain(m *testing.M) {
 	if IsHelper(os.Args) {
 		err := Exec(os.Args[2:])
 		fmt.Fprintln(os.Stderr, "sandbox helper:", err)
 		os.Exit(126)
+	}
+	if what := os.Getenv("DEV_TEST_PROBE"); what != "" {
+		if err := probe(what, os.Getenv("DEV_TEST_ADDR")); err != nil {
+			fmt.Println(what, "refused:", err)
+			os.Exit(1)
+		}
+		fmt.Println(what, "ok")
+		os.Exit(0)
 	}
 	os.Exit(m.Run())
 }
@@ -30,24 +39,25 @@ type world struct {
 
 func newWorld(t *testing.T) world {
 	t.Helper()
-	if ok, why := Available(); !ok {
-		t.Fatalf("Landlock is expected on this machine: %s", why)
-	}
 	w := world{in: t.TempDir(), out: t.TempDir(), tmp: t.TempDir()}
+	// TempDir is set: os.TempDir() holds the test's other directories.
+	w.sb = w.sandbox(t, Layout{Dir: w.in, SessionOutput: filepath.Join(w.tmp, "session"), TempDir: w.tmp}, Network{})
 	if err := os.WriteFile(filepath.Join(w.out, "existing.txt"), []byte("outside\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	// TempDir is set: os.TempDir() holds the test's other directories.
-	dirs := Layout{Dir: w.in, SessionDir: filepath.Join(w.tmp, "session"), TempDir: w.tmp}.Dirs()
-	w.sb, err = New(self, dirs)
-	if err != nil {
-		t.Fatal(err)
-	}
 	return w
+}
+
+func (w world) sandbox(t *testing.T, l Layout, n Network) *Sandbox {
+	t.Helper()
+	if s := Probe(); !s.Files || !s.Network || !s.Signals {
+		t.Fatalf("Landlock ABI 6 or later is expected on this machine: %s", s)
+	}
+	sb, err := New(l, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sb
 }
 
 // run runs a shell script confined, in the working directory, with IN,
@@ -145,7 +155,7 @@ func TestWrapRewritesOnlyTheProgram(t *testing.T) {
 	if err := sb.Wrap(cmd); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"/path/dev", HelperArg, "{}", "/bin/echo", "--", "/bin/echo", "a", "b"}
+	want := []string{"dev", HelperArg, "{}", "/bin/echo", "--", "/bin/echo", "a", "b"}
 	if cmd.Path != "/path/dev" || strings.Join(cmd.Args, "|") != strings.Join(want, "|") || cmd.Dir != "/w" || cmd.Env[0] != "X=1" {
 		t.Errorf("Path %q Args %q", cmd.Path, cmd.Args)
 	}
@@ -181,9 +191,15 @@ func TestHelperFailsClosed(t *testing.T) {
 
 func TestLayoutDirs(t *testing.T) {
 	t.Parallel()
-	got := Layout{Dir: "/w", SessionDir: "/s", WritableRoots: []string{"/r", "/w"}, Home: "/h", TempDir: "/t"}.Dirs()
-	want := "/w /t /s /r /h/.cache /h/go /h/.npm /h/.cargo /h/.rustup /h/.local /dev/shm"
-	if strings.Join(got, " ") != want {
+	l := Layout{Dir: "/w", SessionOutput: "/c/sessions/s/output", WritableRoots: []string{"/r", "/w"}, Home: "/h", TempDir: "/t",
+		ConfigDir: "/c", PathList: "/h/.local/bin:bin::/usr/bin:/h/go/bin:/usr/bin"}
+	want := "/w /t /c/sessions/s/output /r /h/.cache /h/go /h/.npm /h/.cargo /h/.rustup /h/.local/share /h/.local/state /dev/shm"
+	if got := l.Dirs(); strings.Join(got, " ") != want {
 		t.Errorf("Dirs = %q\nwant %q", got, want)
+	}
+	// Relative entries of PATH name a different directory wherever a
+	// command runs: they are not protected.
+	if got, want := strings.Join(l.Protected(), " "), "/h/.local/bin /usr/bin /h/go/bin /c"; got != want {
+		t.Errorf("Protected = %q\nwant %q", got, want)
 	}
 }

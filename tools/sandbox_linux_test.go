@@ -14,11 +14,7 @@ import (
 // temporary directory; outside is a directory it may not write.
 func sandboxed(t *testing.T, env *Env) (outside string) {
 	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sb, err := sandbox.New(self, sandbox.Layout{Dir: env.Dir, SessionDir: env.OutputDir, TempDir: t.TempDir()}.Dirs())
+	sb, err := sandbox.New(sandbox.Layout{Dir: env.Dir, SessionOutput: env.OutputDir, TempDir: t.TempDir()}, sandbox.Network{})
 	if err != nil {
 		t.Fatalf("Landlock is expected on this machine: %v", err)
 	}

@@ -35,6 +35,7 @@ const (
 	Crash      = "crash"      // stdio only: the server exits with status 3
 	Wedge      = "wedge"      // stdio only: never answers, ignores cancellation
 	Spawn      = "spawn"      // stdio only: starts a child that sleeps, holding stdout; returns its pid
+	Write      = "write"      // stdio only: {"path": string, "text": string} → writes the file; an error result when it cannot
 )
 
 // ImageSize is the size of the image Media returns.
@@ -51,6 +52,11 @@ type echoIn struct {
 type addIn struct {
 	A int `json:"a" jsonschema:"the first term"`
 	B int `json:"b" jsonschema:"the second term"`
+}
+
+type writeIn struct {
+	Path string `json:"path" jsonschema:"the file to write"`
+	Text string `json:"text" jsonschema:"what to write"`
 }
 
 type envIn struct {
@@ -141,6 +147,13 @@ func newServer(stdio bool, release <-chan struct{}) *sdk.Server {
 				return nil, nil, err
 			}
 			return text(strconv.Itoa(cmd.Process.Pid)), nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: Write, Description: "Writes a file."},
+		func(_ context.Context, _ *sdk.CallToolRequest, in writeIn) (*sdk.CallToolResult, any, error) {
+			if err := os.WriteFile(in.Path, []byte(in.Text), 0o644); err != nil {
+				return nil, nil, err
+			}
+			return text("wrote " + in.Path), nil, nil
 		})
 	return s
 }
