@@ -20,6 +20,7 @@ import (
 	"github.com/devagent/dev/app"
 	"github.com/devagent/dev/config"
 	"github.com/devagent/dev/event"
+	"github.com/devagent/dev/interrupt"
 	"github.com/devagent/dev/loop"
 	"github.com/devagent/dev/reaper"
 	"github.com/devagent/dev/repl"
@@ -44,13 +45,13 @@ func main() {
 		os.Exit(code)
 	}
 	stopProfiles := startProfiles(os.Getenv)
-	intr := newInterrupts()
+	intr := interrupt.New()
 	signals := make(chan os.Signal, 2)
 	signal.Notify(signals, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	go intr.watch(signals)
+	go intr.Watch(signals)
 	_ = reaper.AdoptOrphans() // Linux: what commands orphan stays dev's to stop
 	streams := ui.System(os.Getenv)
-	streams.Out = intr.watchOutput(streams.Out)
+	streams.Out = intr.WatchOutput(streams.Out)
 
 	// dev runs beside this goroutine so that a second Ctrl+C ends it at
 	// once, whatever it is doing: every process it started is stopped
@@ -61,8 +62,8 @@ func main() {
 	var code int
 	select {
 	case code = <-finished:
-	case <-intr.forced():
-		intr.cleanUp()
+	case <-intr.Forced():
+		intr.CleanUp()
 		code = app.ExitInterrupted
 	}
 	stopProfiles()
@@ -85,7 +86,7 @@ type exitError struct{ code int }
 func (e *exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
 // run executes the command line and returns the process's exit code.
-func run(args []string, streams *ui.Streams, env ui.Env, intr *interrupts) int {
+func run(args []string, streams *ui.Streams, env ui.Env, intr *interrupt.Handler) int {
 	err := newCLI(&devCmd{streams: streams, env: env, intr: intr}).Run(flagsFirst(args))
 	code := exitCode(err)
 	if err != nil && code != app.ExitOK {
@@ -125,7 +126,7 @@ func exitCode(err error) int {
 type devCmd struct {
 	streams *ui.Streams
 	env     ui.Env
-	intr    *interrupts
+	intr    *interrupt.Handler
 }
 
 func newCLI(d *devCmd) *cli.App {
@@ -313,13 +314,13 @@ func (d *devCmd) root(c *cli.Context) error {
 	if !automated {
 		conversation = repl.New(repl.Options{Streams: d.streams, ConfigDir: cfgDir, Intr: d.intr, Screen: term, Env: d.env})
 		opts.Ask = conversation.Ask
-		d.intr.onForce(conversation.Restore)
+		d.intr.OnForce(conversation.Restore)
 	}
 	a, err := app.Open(opts)
 	if err != nil {
 		return err
 	}
-	d.intr.onForce(a.Kill)
+	d.intr.OnForce(a.Kill)
 	defer a.Close()
 	if !automated {
 		if err := conversation.Run(a); err != nil {
