@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/devagent/dev/app"
+	"github.com/devagent/dev/commands"
 	"github.com/devagent/dev/config"
 	"github.com/devagent/dev/sessions"
 )
@@ -19,14 +19,14 @@ func TestExitCode(t *testing.T) {
 		want int
 	}{
 		{nil, 0},
-		{usagef("bad"), 2},
+		{&commands.UsageError{Msg: "bad"}, 2},
 		{&config.Error{Path: "config.json", Key: "maxLoops"}, 2},
 		{fmt.Errorf("session x: %w", sessions.ErrInUse), 2},
 		{fmt.Errorf("x: %w", sessions.ErrNotFound), 2},
 		{fmt.Errorf("nothing to resume: %w", sessions.ErrNoSession), 2},
 		{sessions.ErrBadID, 2},
 		{fmt.Errorf("sandbox: workspace: %w: kernel too old", app.ErrSandbox), 2},
-		{&exitError{code: 4}, 4},
+		{&commands.ExitError{Code: 4}, 4},
 		{fmt.Errorf("writing: %w", context.Canceled), 130},
 		{context.Canceled, 130},
 		{errors.New("disk full"), 1},
@@ -34,21 +34,6 @@ func TestExitCode(t *testing.T) {
 	for _, tt := range tests {
 		if got := exitCode(tt.err); got != tt.want {
 			t.Errorf("exitCode(%v) = %d, want %d", tt.err, got, tt.want)
-		}
-	}
-}
-
-func TestFlagsFirst(t *testing.T) {
-	t.Parallel()
-	for _, tt := range []struct{ in, want string }{
-		{"dev rewind 3 --yes", "dev rewind --yes 3"},
-		{"dev rewind 3 --session abc --files-only", "dev rewind --session abc --files-only 3"},
-		{"dev diff 1 2", "dev diff 1 2"},
-		{"dev -p rewind", "dev -p rewind"},
-		{"dev sessions show x --json", "dev sessions show x --json"},
-	} {
-		if got := strings.Join(flagsFirst(strings.Fields(tt.in)), " "); got != tt.want {
-			t.Errorf("flagsFirst(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package commands
 
 import (
 	"context"
@@ -63,9 +63,9 @@ func (d *devCmd) doctor(c *cli.Context) error {
 	case err != nil:
 		return fmt.Errorf("writing the report: %w", err)
 	case ctx.Err() != nil:
-		return &exitError{app.ExitInterrupted}
+		return &ExitError{app.ExitInterrupted}
 	case report.Failed():
-		return &exitError{app.ExitFailure}
+		return &ExitError{app.ExitFailure}
 	}
 	return nil
 }

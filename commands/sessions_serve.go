@@ -1,4 +1,4 @@
-package main
+package commands
 
 import (
 	"context"
@@ -24,7 +24,7 @@ func (d *devCmd) sessionsServeCommand() *cli.Command {
 		Flags:  []cli.Flag{&cli.IntFlag{Name: "port", Usage: "listen on port `N` of 127.0.0.1 (default: a free port)"}},
 		Action: d.sessionsServe,
 		// A bad --port is a usage error (exit 2), as the app's own flags'.
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return &usageError{err.Error()} },
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return &UsageError{err.Error()} },
 	}
 }
 

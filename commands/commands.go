@@ -1,4 +1,4 @@
-package main
+package commands
 
 import (
 	"context"
@@ -320,7 +320,7 @@ func (d *devCmd) mcp(c *cli.Context) error {
 	}
 	ctx, done := d.intr.Work(context.Background())
 	defer done()
-	set := mcp.Connect(ctx, app.MCPServers(cfg), mcp.Options{Dir: cwd, ClientName: "dev", ClientVersion: version})
+	set := mcp.Connect(ctx, app.MCPServers(cfg), mcp.Options{Dir: cwd, ClientName: "dev", ClientVersion: d.version})
 	defer set.Close()
 	return mcp.WriteReport(d.streams.Out, set.Servers(), c.Bool("verbose"))
 }
