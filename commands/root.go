@@ -3,8 +3,6 @@ package commands
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -12,7 +10,6 @@ import (
 	"github.com/devagent/dev/app"
 	"github.com/devagent/dev/config"
 	"github.com/devagent/dev/event"
-	"github.com/devagent/dev/interrupt"
 	"github.com/devagent/dev/loop"
 	"github.com/devagent/dev/repl"
 	"github.com/devagent/dev/ui"
@@ -27,42 +24,7 @@ const exitCodesHelp = `EXIT CODES:
    5    the model kept answering in an unparseable format, or kept repeating itself
    130  interrupted`
 
-// UsageError is a mistake on the command line (exit 2).
-type UsageError struct{ Msg string }
-
-func (e *UsageError) Error() string { return e.Msg }
-
-func usagef(format string, args ...any) error {
-	return &UsageError{fmt.Sprintf(format, args...)}
-}
-
-// ExitError carries an exit code decided where the failure was understood,
-// after the message was already shown.
-type ExitError struct{ Code int }
-
-func (e *ExitError) Error() string { return fmt.Sprintf("exit %d", e.Code) }
-
-// Options are what every command needs.
-type Options struct {
-	Streams *ui.Streams
-	Env     ui.Env
-	Intr    *interrupt.Handler
-	Version string
-}
-
-// Run executes the command line args (args[0] is the program).
-func Run(args []string, o Options) error {
-	return newCLI(&devCmd{streams: o.Streams, env: o.Env, intr: o.Intr, version: o.Version}).Run(flagsFirst(args))
-}
-
-// devCmd holds what every command needs.
-type devCmd struct {
-	streams *ui.Streams
-	env     ui.Env
-	intr    *interrupt.Handler
-	version string
-}
-
+// newCLI is the command tree: dev itself and its subcommands.
 func newCLI(d *devCmd) *cli.App {
 	return &cli.App{
 		Name:  "dev",
@@ -97,71 +59,35 @@ A session id may be shortened to a unique prefix of 6 characters or more.`,
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return &UsageError{err.Error()}
 		},
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "prompt", Aliases: []string{"p"}, Usage: "run `PROMPT` unattended and exit when done"},
-			&cli.BoolFlag{Name: "resume", Usage: "continue the last session used in this directory"},
-			&cli.StringFlag{Name: "session", Usage: "continue the session `ID` (a unique prefix will do), or create it with that uuid"},
-			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "use `MODEL` (overrides config and DEV_MODEL)"},
-			&cli.StringFlag{Name: "profile", Usage: "use the model profile `NAME` of config.json (overrides DEV_PROFILE)"},
-			&cli.StringFlag{Name: "approval", Usage: "what to ask before doing: `MODE` auto (nothing), edits (commands), ask (commands and file changes)"},
-			&cli.StringFlag{Name: "sandbox", Usage: "`MODE` off, or workspace: commands may write only in the project, temp and caches (Linux Landlock)"},
-			&cli.StringFlag{Name: "cwd", Aliases: []string{"C"}, Usage: "work in `DIR` instead of the current directory"},
-			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "show full tool outputs and reasoning"},
-			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "one line per tool"},
-			&cli.BoolFlag{Name: "json", Usage: "print events as JSON lines on stdout"},
-			&cli.BoolFlag{Name: "no-audit", Usage: "accept DONE without the audit (the audit setting: off)"},
-			&cli.BoolFlag{Name: "version", Usage: "print the version"},
-		},
+		Flags:  rootFlags(),
 		Action: d.root,
-		Commands: append(d.checkpointCommands(), []*cli.Command{
-			{
-				Name:   "sessions",
-				Usage:  "list, show and browse sessions",
-				Action: unknownSubcommand("sessions", "list", "show", "serve"),
-				Subcommands: []*cli.Command{
-					{Name: "list", Usage: "sessions, newest first", Action: d.sessionsList,
-						Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print JSON"}}},
-					{Name: "show", Usage: "a session's transcript as the terminal shows it", ArgsUsage: "<id>", Action: d.sessionsShow,
-						Flags: []cli.Flag{
-							&cli.BoolFlag{Name: "raw", Usage: "print the stored messages"},
-							&cli.BoolFlag{Name: "json", Usage: "print the raw session file"},
-						}},
-					d.sessionsServeCommand(),
-				},
-			},
-			{
-				Name:   "config",
-				Usage:  "open config.json in $VISUAL / $EDITOR (created with defaults first)",
-				Action: d.configEdit,
-				Subcommands: []*cli.Command{
-					{Name: "path", Usage: "print the config file's path", Action: d.configPath},
-					{Name: "show", Usage: "the effective settings and where each comes from", Action: d.configShow,
-						Flags: []cli.Flag{&cli.StringFlag{Name: "profile", Usage: "as with the profile `NAME` active"}}},
-				},
-			},
+		Commands: append(d.checkpointCommands(),
+			d.sessionsCommand(),
+			d.configCommand(),
 			d.doctorCommand(),
-			{
-				Name:   "mcp",
-				Usage:  "the configured MCP servers, their state and their tools",
-				Action: d.mcp,
-				Flags:  []cli.Flag{&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "also each tool's description and each server's stderr"}},
-			},
-			{
-				Name:   "stats",
-				Usage:  "usage and format compliance per model: which model works best with dev here",
-				Action: d.stats,
-				Flags: []cli.Flag{
-					&cli.IntFlag{Name: "days", Value: 30, Usage: "count the sessions of the last `N` days"},
-					&cli.BoolFlag{Name: "json", Usage: "print JSON"},
-				},
-			},
-			{
-				Name:   "profiles",
-				Usage:  "list the model profiles of config.json, the active one marked",
-				Action: d.profiles,
-				Flags:  []cli.Flag{&cli.StringFlag{Name: "profile", Usage: "mark `NAME` as active (as dev --profile would)"}},
-			},
-		}...),
+			d.mcpCommand(),
+			d.statsCommand(),
+			d.profilesCommand(),
+		),
+	}
+}
+
+// rootFlags are the flags of dev itself: a run or a conversation.
+func rootFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "prompt", Aliases: []string{"p"}, Usage: "run `PROMPT` unattended and exit when done"},
+		&cli.BoolFlag{Name: "resume", Usage: "continue the last session used in this directory"},
+		&cli.StringFlag{Name: "session", Usage: "continue the session `ID` (a unique prefix will do), or create it with that uuid"},
+		&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "use `MODEL` (overrides config and DEV_MODEL)"},
+		&cli.StringFlag{Name: "profile", Usage: "use the model profile `NAME` of config.json (overrides DEV_PROFILE)"},
+		&cli.StringFlag{Name: "approval", Usage: "what to ask before doing: `MODE` auto (nothing), edits (commands), ask (commands and file changes)"},
+		&cli.StringFlag{Name: "sandbox", Usage: "`MODE` off, or workspace: commands may write only in the project, temp and caches (Linux Landlock)"},
+		&cli.StringFlag{Name: "cwd", Aliases: []string{"C"}, Usage: "work in `DIR` instead of the current directory"},
+		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "show full tool outputs and reasoning"},
+		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "one line per tool"},
+		&cli.BoolFlag{Name: "json", Usage: "print events as JSON lines on stdout"},
+		&cli.BoolFlag{Name: "no-audit", Usage: "accept DONE without the audit (the audit setting: off)"},
+		&cli.BoolFlag{Name: "version", Usage: "print the version"},
 	}
 }
 
@@ -279,39 +205,4 @@ func (d *devCmd) root(c *cli.Context) error {
 		return &ExitError{res.Code}
 	}
 	return nil
-}
-
-// loadConfig reads config.json (creating it with defaults when missing),
-// the environment and the flags; its warnings go to stderr.
-func (d *devCmd) loadConfig(flags config.Flags) (dir string, cfg config.Config, err error) {
-	dir, err = config.Dir(config.Env(d.env))
-	if err != nil {
-		return "", cfg, fmt.Errorf("finding the config directory: %w", err)
-	}
-	cfg, warnings, err := config.Load(dir, config.Env(d.env), flags)
-	if err != nil {
-		return "", cfg, err
-	}
-	for _, w := range warnings {
-		fmt.Fprintln(d.streams.Err, "dev: warning: "+w)
-	}
-	return dir, cfg, nil
-}
-
-func workingDir(flag string) (string, error) {
-	dir := flag
-	if dir == "" {
-		var err error
-		if dir, err = os.Getwd(); err != nil {
-			return "", fmt.Errorf("reading the current directory: %w", err)
-		}
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", fmt.Errorf("--cwd %s: %w", dir, err)
-	}
-	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
-		return "", usagef("--cwd %s: not a directory", dir)
-	}
-	return abs, nil
 }
