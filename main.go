@@ -1,8 +1,9 @@
 // Command dev is a terminal agent for development tasks. It drives any
 // OpenAI-compatible chat server through a markdown protocol. This package
-// is the command line: flags, the choice of renderers, the one path from
-// signals to contexts, and the one mapping from errors to exit codes. The
-// work happens in package app and below.
+// only wires the process: the sandbox helper first, profiles, signals to
+// package interrupt, the streams; then it runs the command tree of package
+// commands and maps the error it returns to an exit code, in one switch.
+// os.Exit is called only in main.
 package main
 
 import (
@@ -49,26 +50,30 @@ func main() {
 	case code = <-finished:
 	case <-intr.Forced():
 		intr.CleanUp()
-		code = app.ExitInterrupted
+		code = exitCode(context.Canceled)
 	}
 	stopProfiles()
 	os.Exit(code)
 }
 
-// run executes the command line and returns the process's exit code.
-func run(args []string, streams *ui.Streams, env ui.Env, intr *interrupt.Handler) int {
+// run executes the command line and returns the process's exit code. An
+// error is said once, on stderr, unless the command already showed it.
+func run(args []string, streams *ui.Streams, env ui.Env, intr commands.Interrupts) int {
 	err := commands.Run(args, commands.Options{Streams: streams, Env: env, Intr: intr, Version: version})
 	code := exitCode(err)
-	if err != nil && code != app.ExitOK {
-		var shown *commands.ExitError
-		if !errors.As(err, &shown) {
-			fmt.Fprintln(streams.Err, "dev: "+err.Error())
-		}
+	var (
+		exit  *commands.ExitError
+		shown *commands.ShownError
+	)
+	if code != app.ExitOK && !errors.As(err, &exit) && !errors.As(err, &shown) {
+		fmt.Fprintln(streams.Err, "dev: "+err.Error())
 	}
 	return code
 }
 
-// exitCode maps every error of dev to its exit code, in one place.
+// exitCode maps every error of dev to its exit code (SPEC §6), in one
+// place. A run's own code comes from app, which decided it from how the
+// run ended; the rest is decided here by the kind of error.
 func exitCode(err error) int {
 	var (
 		usage  *commands.UsageError

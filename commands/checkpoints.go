@@ -34,18 +34,18 @@ func (d *devCmd) checkpointCommands() []*cli.Command {
 
 // timeline opens the checkpoints of the session the command names.
 func (d *devCmd) timeline(c *cli.Context, lock bool) (*app.Timeline, func(), error) {
-	dir, err := config.Dir(config.Env(d.env))
+	dir, err := config.Dir(config.Env(d.Env))
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg, _, _, err := config.Read(dir, config.Env(d.env), config.Flags{})
+	cfg, _, _, err := config.Read(dir, config.Env(d.Env), config.Flags{})
 	if err != nil {
 		return nil, nil, err
 	}
 	store := d.openStore(dir)
 	id := c.String("session")
 	if id == "" {
-		cwd, err := workingDir("")
+		cwd, err := d.workingDir("")
 		if err != nil {
 			return nil, nil, err
 		}
@@ -64,8 +64,8 @@ func (d *devCmd) timeline(c *cli.Context, lock bool) (*app.Timeline, func(), err
 }
 
 func (d *devCmd) checkpointsList(c *cli.Context) error {
-	if c.NArg() > 0 {
-		return usagef("dev checkpoints takes no arguments (got %q); give the session with --session", c.Args().First())
+	if err := noArgs(c, "dev checkpoints", "give the session with --session"); err != nil {
+		return err
 	}
 	t, release, err := d.timeline(c, false)
 	if err != nil {
@@ -76,7 +76,7 @@ func (d *devCmd) checkpointsList(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ui.Checkpoints(d.streams.Out, list)
+	ui.Checkpoints(d.Streams.Out, list)
 	return nil
 }
 
@@ -105,10 +105,10 @@ func (d *devCmd) checkpointsDiff(c *cli.Context) error {
 		return err
 	}
 	if len(diffs) == 0 {
-		fmt.Fprintln(d.streams.Err, "no changes")
+		fmt.Fprintln(d.Streams.Err, "no changes")
 		return nil
 	}
-	return ui.Diffs(d.streams.Out, diffs, ui.DiffStyle{Color: d.streams.OutColor, Terminal: d.streams.OutTTY})
+	return ui.Diffs(d.Streams.Out, diffs, ui.DiffStyle{Color: d.Streams.OutColor, Terminal: d.Streams.OutTTY})
 }
 
 func (d *devCmd) checkpointsRewind(c *cli.Context) error {
@@ -132,15 +132,15 @@ func (d *devCmd) checkpointsRewind(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ui.RewindPlan(d.streams.Err, plan, c.Bool("files-only"))
+	ui.RewindPlan(d.Streams.Err, plan, c.Bool("files-only"))
 	if !c.Bool("yes") {
-		if !d.streams.InTTY {
+		if !d.Streams.InTTY {
 			return usagef("a rewind changes files: run it on a terminal to confirm, or give --yes")
 		}
-		fmt.Fprint(d.streams.Err, "Rewind? [y/N] ")
-		answer, _ := bufio.NewReader(d.streams.In).ReadString('\n')
+		fmt.Fprint(d.Streams.Err, "Rewind? [y/N] ")
+		answer, _ := bufio.NewReader(d.Streams.In).ReadString('\n')
 		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
-			fmt.Fprintln(d.streams.Err, "nothing changed")
+			fmt.Fprintln(d.Streams.Err, "nothing changed")
 			return nil
 		}
 	}
@@ -148,7 +148,7 @@ func (d *devCmd) checkpointsRewind(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ui.Rewound(d.streams.Err, r, c.Bool("files-only"))
+	ui.Rewound(d.Streams.Err, r, c.Bool("files-only"))
 	return nil
 }
 

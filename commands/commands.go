@@ -7,51 +7,64 @@
 package commands
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/devagent/dev/config"
-	"github.com/devagent/dev/interrupt"
 	"github.com/devagent/dev/sessions"
 	"github.com/devagent/dev/ui"
 )
+
+// Interrupts is the process's path from signals to contexts (an
+// *interrupt.Handler).
+type Interrupts interface {
+	// Work returns a context the next Ctrl+C cancels, and done, to call
+	// when the work is over.
+	Work(parent context.Context) (context.Context, func())
+	// Ending reports that dev was asked to end (SIGTERM, SIGHUP, a closed
+	// stdout).
+	Ending() bool
+	// OnForce registers what to stop before a forced exit.
+	OnForce(f func())
+}
 
 // Options are what every command needs.
 type Options struct {
 	Streams *ui.Streams
 	Env     ui.Env
-	Intr    *interrupt.Handler
-	Version string
+	Intr    Interrupts
+	Version string // dev --version, and the client's version for MCP servers
+	// Getwd is the directory dev was started in; nil is os.Getwd.
+	Getwd func() (string, error)
 }
 
-// Run executes the command line args (args[0] is the program).
+// Run executes the command line args (args[0] is the program name).
 func Run(args []string, o Options) error {
-	return newCLI(&devCmd{streams: o.Streams, env: o.Env, intr: o.Intr, version: o.Version}).Run(flagsFirst(args))
+	if o.Getwd == nil {
+		o.Getwd = os.Getwd
+	}
+	return newCLI(&devCmd{o}).Run(flagsFirst(args))
 }
 
-// devCmd holds what every command needs.
-type devCmd struct {
-	streams *ui.Streams
-	env     ui.Env
-	intr    *interrupt.Handler
-	version string
-}
+// devCmd is what every command's body gets: the options.
+type devCmd struct{ Options }
 
 // loadConfig reads config.json (creating it with defaults when missing),
 // the environment and the flags; its warnings go to stderr.
 func (d *devCmd) loadConfig(flags config.Flags) (dir string, cfg config.Config, err error) {
-	dir, err = config.Dir(config.Env(d.env))
+	dir, err = config.Dir(config.Env(d.Env))
 	if err != nil {
 		return "", cfg, fmt.Errorf("finding the config directory: %w", err)
 	}
-	cfg, warnings, err := config.Load(dir, config.Env(d.env), flags)
+	cfg, warnings, err := config.Load(dir, config.Env(d.Env), flags)
 	if err != nil {
 		return "", cfg, err
 	}
 	for _, w := range warnings {
-		fmt.Fprintln(d.streams.Err, "dev: warning: "+w)
+		fmt.Fprintln(d.Streams.Err, "dev: warning: "+w)
 	}
 	return dir, cfg, nil
 }
@@ -59,7 +72,7 @@ func (d *devCmd) loadConfig(flags config.Flags) (dir string, cfg config.Config, 
 // sessionStore opens the sessions without loading config.json: listing and
 // reading sessions must work even while the config file is broken.
 func (d *devCmd) sessionStore() (*sessions.Store, error) {
-	dir, err := config.Dir(config.Env(d.env))
+	dir, err := config.Dir(config.Env(d.Env))
 	if err != nil {
 		return nil, err
 	}
@@ -70,15 +83,17 @@ func (d *devCmd) sessionStore() (*sessions.Store, error) {
 // repairs by itself (a corrupt directory map) is said on stderr.
 func (d *devCmd) openStore(configDir string) *sessions.Store {
 	store := sessions.Open(configDir, time.Now)
-	store.OnWarning(func(w string) { fmt.Fprintln(d.streams.Err, "dev: warning: "+w) })
+	store.OnWarning(func(w string) { fmt.Fprintln(d.Streams.Err, "dev: warning: "+w) })
 	return store
 }
 
-func workingDir(flag string) (string, error) {
+// workingDir is the directory to work in: --cwd's (flag) when given, else
+// the one dev was started in.
+func (d *devCmd) workingDir(flag string) (string, error) {
 	dir := flag
 	if dir == "" {
 		var err error
-		if dir, err = os.Getwd(); err != nil {
+		if dir, err = d.Getwd(); err != nil {
 			return "", fmt.Errorf("reading the current directory: %w", err)
 		}
 	}

@@ -2,12 +2,12 @@ package commands
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/devagent/dev/app"
 	"github.com/devagent/dev/config"
 	"github.com/devagent/dev/doctor"
 	"github.com/devagent/dev/redact"
@@ -34,14 +34,14 @@ func (d *devCmd) doctorCommand() *cli.Command {
 }
 
 func (d *devCmd) doctor(c *cli.Context) error {
-	if c.NArg() > 0 {
-		return usagef("dev doctor takes no arguments (got %q)", c.Args().First())
+	if err := noArgs(c, "dev doctor", ""); err != nil {
+		return err
 	}
-	dir, err := config.Dir(config.Env(d.env))
+	dir, err := config.Dir(config.Env(d.Env))
 	if err != nil {
 		return fmt.Errorf("finding the config directory: %w", err)
 	}
-	cfg, found, warnings, err := config.Read(dir, config.Env(d.env), config.Flags{Profile: c.String("profile"), Model: c.String("model")})
+	cfg, found, warnings, err := config.Read(dir, config.Env(d.Env), config.Flags{Profile: c.String("profile"), Model: c.String("model")})
 	dc := doctor.Config{
 		APIURL: cfg.APIURL, APIKey: cfg.APIKey, Model: cfg.Model,
 		MaxContextTokens: cfg.MaxContextTokens, Temperature: cfg.Temperature, MaxTokens: cfg.MaxTokens,
@@ -50,25 +50,28 @@ func (d *devCmd) doctor(c *cli.Context) error {
 	}
 
 	// Every probe ends with ctx, so one Ctrl+C is enough.
-	ctx, done := d.intr.Work(context.Background())
+	ctx, done := d.Intr.Work(context.Background())
 	defer done()
 	report := doctor.Run(ctx, dc)
 
 	if c.Bool("json") {
-		err = ui.DoctorJSON(d.streams.Out, report)
+		err = ui.DoctorJSON(d.Streams.Out, report)
 	} else {
-		err = ui.Doctor(d.streams, report)
+		err = ui.Doctor(d.Streams, report)
 	}
 	switch {
 	case err != nil:
 		return fmt.Errorf("writing the report: %w", err)
 	case ctx.Err() != nil:
-		return &ExitError{app.ExitInterrupted}
+		return &ShownError{ctx.Err()}
 	case report.Failed():
-		return &ExitError{app.ExitFailure}
+		return &ShownError{errChecksFailed}
 	}
 	return nil
 }
+
+// errChecksFailed is dev doctor's failure: the report says which checks.
+var errChecksFailed = errors.New("a check failed")
 
 // safetyFacts is what dev doctor reports of the safety layers: the
 // settings, and what the OS offers.

@@ -25,24 +25,24 @@ func (d *devCmd) mcpCommand() *cli.Command {
 // mcp connects to the configured MCP servers, as a run would, and lists
 // them with their state and tools.
 func (d *devCmd) mcp(c *cli.Context) error {
-	if c.NArg() > 0 {
-		return usagef("dev mcp takes no arguments (got %q)", c.Args().First())
+	if err := noArgs(c, "dev mcp", ""); err != nil {
+		return err
 	}
 	dir, cfg, err := d.loadConfig(config.Flags{})
 	if err != nil {
 		return err
 	}
 	if len(cfg.MCPServers) == 0 {
-		fmt.Fprintf(d.streams.Err, "no MCP servers in %s; add them under \"mcpServers\" (see the README's Extending dev)\n", config.Path(dir))
+		fmt.Fprintf(d.Streams.Err, "no MCP servers in %s; add them under \"mcpServers\" (see the README's Extending dev)\n", config.Path(dir))
 		return nil
 	}
-	cwd, err := workingDir("")
+	cwd, err := d.workingDir("")
 	if err != nil {
 		return err
 	}
-	ctx, done := d.intr.Work(context.Background())
+	ctx, done := d.Intr.Work(context.Background())
 	defer done()
-	set := mcp.Connect(ctx, app.MCPServers(cfg), mcp.Options{Dir: cwd, ClientName: "dev", ClientVersion: d.version})
+	set := mcp.Connect(ctx, app.MCPServers(cfg), mcp.Options{Dir: cwd, ClientName: "dev", ClientVersion: d.Version})
 	defer set.Close()
-	return mcp.WriteReport(d.streams.Out, set.Servers(), c.Bool("verbose"))
+	return mcp.WriteReport(d.Streams.Out, set.Servers(), c.Bool("verbose"))
 }

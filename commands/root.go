@@ -26,7 +26,7 @@ const exitCodesHelp = `EXIT CODES:
 
 // newCLI is the command tree: dev itself and its subcommands.
 func newCLI(d *devCmd) *cli.App {
-	return &cli.App{
+	a := &cli.App{
 		Name:  "dev",
 		Usage: "a terminal agent for development tasks, for any OpenAI-compatible server",
 		UsageText: `dev                          interactive session in the current directory
@@ -52,15 +52,12 @@ A session id may be shortened to a unique prefix of 6 characters or more.`,
 			"object per event and line); progress, warnings and errors go to stderr.\n\n" + exitCodesHelp,
 		HideVersion:     true,
 		HideHelpCommand: true,
-		Writer:          d.streams.Out,
-		ErrWriter:       d.streams.Err,
-		Reader:          d.streams.In,
-		ExitErrHandler:  func(*cli.Context, error) {}, // exit codes are decided by run
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return &UsageError{err.Error()}
-		},
-		Flags:  rootFlags(),
-		Action: d.root,
+		Writer:          d.Streams.Out,
+		ErrWriter:       d.Streams.Err,
+		Reader:          d.Streams.In,
+		ExitErrHandler:  func(*cli.Context, error) {}, // main decides exit codes
+		Flags:           rootFlags(),
+		Action:          d.root,
 		Commands: append(d.checkpointCommands(),
 			d.sessionsCommand(),
 			d.configCommand(),
@@ -70,6 +67,13 @@ A session id may be shortened to a unique prefix of 6 characters or more.`,
 			d.profilesCommand(),
 		),
 	}
+	a.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
+		return &UsageError{flagMistake("dev", &cli.Command{Flags: a.Flags}, err)}
+	}
+	for _, c := range a.Commands {
+		flagErrors("dev "+c.Name, c)
+	}
+	return a
 }
 
 // rootFlags are the flags of dev itself: a run or a conversation.
@@ -93,7 +97,7 @@ func rootFlags() []cli.Flag {
 
 func (d *devCmd) root(c *cli.Context) error {
 	if c.Bool("version") {
-		fmt.Fprintln(d.streams.Out, "dev "+d.version)
+		fmt.Fprintln(d.Streams.Out, "dev "+d.Version)
 		return nil
 	}
 	if c.NArg() > 0 {
@@ -121,7 +125,7 @@ func (d *devCmd) root(c *cli.Context) error {
 	if c.Bool("no-audit") {
 		cfg.Audit = config.AuditOff
 	}
-	cwd, err := workingDir(c.String("cwd"))
+	cwd, err := d.workingDir(c.String("cwd"))
 	if err != nil {
 		return err
 	}
@@ -132,62 +136,62 @@ func (d *devCmd) root(c *cli.Context) error {
 	} else if c.Bool("verbose") {
 		level = ui.Verbose
 	}
-	term := ui.NewTerminal(d.streams, level)
-	md := &ui.Markdown{Unicode: d.streams.Unicode}
+	term := ui.NewTerminal(d.Streams, level)
+	md := &ui.Markdown{Unicode: d.Streams.Unicode}
 	switch {
 	case !automated:
 		// The answer comes once, on stdout, rendered when that is a
 		// terminal and as it is otherwise.
 		term.Interactive()
-		md.Color = d.streams.OutColor
-		if !d.streams.OutTTY {
+		md.Color = d.Streams.OutColor
+		if !d.Streams.OutTTY {
 			md = nil
 		}
-		term.ShowAnswer(d.streams.Out, md)
-	case !d.streams.OutTTY && d.streams.ErrTTY && !c.Bool("json"):
+		term.ShowAnswer(d.Streams.Out, md)
+	case !d.Streams.OutTTY && d.Streams.ErrTTY && !c.Bool("json"):
 		// dev -p > file: stdout gets the raw answer, the terminal a
 		// readable one.
-		md.Color = d.streams.Color
-		term.ShowAnswer(d.streams.Err, md)
+		md.Color = d.Streams.Color
+		term.ShowAnswer(d.Streams.Err, md)
 	}
 	var sink event.Sink = term
 	if c.Bool("json") {
-		sink = event.Multi{ui.NewJSON(d.streams.Out), sink}
+		sink = event.Multi{ui.NewJSON(d.Streams.Out), sink}
 	}
 	opts := app.Options{
 		Config: cfg, ConfigDir: cfgDir,
 		Dir: cwd, DirGiven: c.IsSet("cwd"),
 		Automated: automated, Resume: c.Bool("resume"), SessionID: c.String("session"), Prompt: prompt,
-		NoAudit: c.Bool("no-audit"), Sink: sink, Version: d.version,
-		Live: d.streams.ErrTTY,
+		NoAudit: c.Bool("no-audit"), Sink: sink, Version: d.Version,
+		Live: d.Streams.ErrTTY,
 		Reload: func(profile string) (config.Config, error) {
 			f := flags
 			f.Profile = profile
-			cfg, _, err := config.Load(cfgDir, config.Env(d.env), f)
+			cfg, _, err := config.Load(cfgDir, config.Env(d.Env), f)
 			return cfg, err
 		},
 	}
 	if level == ui.Verbose {
-		opts.MCPStderr = d.streams.Err
+		opts.MCPStderr = d.Streams.Err
 	}
 	var conversation *repl.REPL
 	if !automated {
-		conversation = repl.New(repl.Options{Streams: d.streams, ConfigDir: cfgDir, Intr: d.intr, Screen: term, Env: d.env})
+		conversation = repl.New(repl.Options{Streams: d.Streams, ConfigDir: cfgDir, Intr: d.Intr, Screen: term, Env: d.Env})
 		opts.Ask = conversation.Ask
-		d.intr.OnForce(conversation.Restore)
+		d.Intr.OnForce(conversation.Restore)
 	}
 	a, err := app.Open(opts)
 	if err != nil {
 		return err
 	}
-	d.intr.OnForce(a.Kill)
+	d.Intr.OnForce(a.Kill)
 	defer a.Close()
 	if !automated {
 		if err := conversation.Run(a); err != nil {
 			return err
 		}
-		if d.intr.Ending() { // SIGTERM, SIGHUP or a closed stdout ended the conversation
-			return &ExitError{app.ExitInterrupted}
+		if d.Intr.Ending() { // SIGTERM, SIGHUP or a closed stdout ended the conversation
+			return &ShownError{context.Canceled}
 		}
 		return nil
 	}
@@ -195,11 +199,11 @@ func (d *devCmd) root(c *cli.Context) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	ctx, done := d.intr.Work(context.Background())
+	ctx, done := d.Intr.Work(context.Background())
 	res := a.Run(ctx, request)
 	done()
 	if res.Stop == loop.Done && !c.Bool("json") {
-		fmt.Fprintln(d.streams.Out, strings.TrimSpace(res.Summary))
+		fmt.Fprintln(d.Streams.Out, strings.TrimSpace(res.Summary))
 	}
 	if res.Code != app.ExitOK {
 		return &ExitError{res.Code}

@@ -39,6 +39,9 @@ func (d *devCmd) sessionsCommand() *cli.Command {
 // sessionsList prints the sessions, newest first, those whose file cannot
 // be read as "unreadable" with why.
 func (d *devCmd) sessionsList(c *cli.Context) error {
+	if err := noArgs(c, "dev sessions list", ""); err != nil {
+		return err
+	}
 	store, err := d.sessionStore()
 	if err != nil {
 		return err
@@ -66,12 +69,12 @@ func (d *devCmd) sessionsList(c *cli.Context) error {
 				rows = append(rows, row{ID: e.ID, UpdatedAt: e.ModTime.UTC(), Status: string(sessions.Unreadable), Error: e.Err.Error()})
 			}
 		}
-		enc := json.NewEncoder(d.streams.Out)
+		enc := json.NewEncoder(d.Streams.Out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rows)
 	}
 	if len(entries) == 0 {
-		fmt.Fprintln(d.streams.Err, "no sessions yet")
+		fmt.Fprintln(d.Streams.Err, "no sessions yet")
 		return nil
 	}
 	var list []*sessions.Session
@@ -85,7 +88,7 @@ func (d *devCmd) sessionsList(c *cli.Context) error {
 			list = append(list, &sessions.Session{ID: e.ID, UpdatedAt: e.ModTime, Status: sessions.Unreadable, OriginalPrompt: why})
 		}
 	}
-	return ui.SessionTable(d.streams.Out, list, "")
+	return ui.SessionTable(d.Streams.Out, list, "")
 }
 
 // sessionsShow prints one session's transcript as the terminal showed it;
@@ -106,7 +109,7 @@ func (d *devCmd) sessionsShow(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	out := d.streams.Out
+	out := d.Streams.Out
 	switch {
 	case c.Bool("json"):
 		enc := json.NewEncoder(out)
@@ -115,7 +118,7 @@ func (d *devCmd) sessionsShow(c *cli.Context) error {
 	case c.Bool("raw"):
 		ui.Transcript(out, sess)
 	default:
-		ui.ShowSession(d.streams, sess)
+		ui.ShowSession(d.Streams, sess)
 	}
 	fmt.Fprintln(out)
 	ui.UsageSummary(out, sess)
@@ -132,14 +135,12 @@ func (d *devCmd) sessionsServeCommand() *cli.Command {
 			"transcript, its usage per request with a chart, and the diff of each step.",
 		Flags:  []cli.Flag{&cli.IntFlag{Name: "port", Usage: "listen on port `N` of 127.0.0.1 (default: a free port)"}},
 		Action: d.sessionsServe,
-		// A bad --port is a usage error (exit 2), as the app's own flags'.
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return &UsageError{err.Error()} },
 	}
 }
 
 func (d *devCmd) sessionsServe(c *cli.Context) error {
-	if c.NArg() > 0 {
-		return usagef("dev sessions serve takes no arguments (got %q); use --port N", c.Args().First())
+	if err := noArgs(c, "dev sessions serve", "use --port N"); err != nil {
+		return err
 	}
 	port := c.Int("port")
 	if port < 0 || port > 65535 {
@@ -149,7 +150,7 @@ func (d *devCmd) sessionsServe(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	dir, err := config.Dir(config.Env(d.env))
+	dir, err := config.Dir(config.Env(d.Env))
 	if err != nil {
 		return err
 	}
@@ -162,10 +163,10 @@ func (d *devCmd) sessionsServe(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx, done := d.intr.Work(context.Background())
+	ctx, done := d.Intr.Work(context.Background())
 	defer done()
-	fmt.Fprintln(d.streams.Out, srv.URL(ln.Addr()))
-	fmt.Fprintln(d.streams.Err, "dev: serving the session browser (read-only); open the URL above, Ctrl+C stops it")
+	fmt.Fprintln(d.Streams.Out, srv.URL(ln.Addr()))
+	fmt.Fprintln(d.Streams.Err, "dev: serving the session browser (read-only); open the URL above, Ctrl+C stops it")
 	return srv.Serve(ctx, ln)
 }
 
