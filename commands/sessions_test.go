@@ -42,7 +42,7 @@ func TestSessionsList(t *testing.T) {
 	r = h.run("sessions", "list", "--json").ok(t)
 	var rows []struct {
 		ID, Status, OriginalPrompt, WorkingDirectory, Error string
-		TotalTokens                                        int
+		TotalTokens                                         int
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil {
 		t.Fatalf("%v:\n%s", err, r.stdout)
