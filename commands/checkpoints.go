@@ -44,7 +44,11 @@ func (d *devCmd) timeline(c *cli.Context, lock bool) (*app.Timeline, func(), err
 	}
 	store := d.openStore(dir)
 	id := c.String("session")
-	if id == "" {
+	if id != "" {
+		if id, err = store.Resolve(id); err != nil {
+			return nil, nil, err
+		}
+	} else {
 		cwd, err := d.workingDir("")
 		if err != nil {
 			return nil, nil, err

@@ -26,6 +26,11 @@ func TestCheckpointsList(t *testing.T) {
 		t.Errorf("dev checkpoints:\n%s", r.stdout)
 	}
 
+	// --session takes a unique prefix, as every command does.
+	if r = h.run("checkpoints", "--session", idNew[:8]).ok(t); !strings.Contains(r.stdout, "WRITE_FILE") {
+		t.Errorf("dev checkpoints --session %s:\n%s", idNew[:8], r.stdout)
+	}
+
 	h.session(idOld, "no checkpoints", "m", time.Hour)
 	h.run("checkpoints", "--session", idOld).usage(t, "session "+idOld+" has no checkpoints")
 	if err := h.run("checkpoints", "--session", "33333333-3333-4333-8333-333333333333").err; !errors.Is(err, sessions.ErrNotFound) {
