@@ -34,11 +34,11 @@ func (d *devCmd) checkpointCommands() []*cli.Command {
 
 // timeline opens the checkpoints of the session the command names.
 func (d *devCmd) timeline(c *cli.Context, lock bool) (*app.Timeline, func(), error) {
-	dir, err := config.Dir(config.Env(d.Env))
+	dir, err := config.Dir(config.Env(d.env))
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg, _, _, err := config.Read(dir, config.Env(d.Env), config.Flags{})
+	cfg, _, _, err := config.Read(dir, config.Env(d.env), config.Flags{})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -80,7 +80,7 @@ func (d *devCmd) checkpointsList(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ui.Checkpoints(d.Streams.Out, list)
+	ui.Checkpoints(d.streams.Out, list)
 	return nil
 }
 
@@ -109,10 +109,10 @@ func (d *devCmd) checkpointsDiff(c *cli.Context) error {
 		return err
 	}
 	if len(diffs) == 0 {
-		fmt.Fprintln(d.Streams.Err, "no changes")
+		fmt.Fprintln(d.streams.Err, "no changes")
 		return nil
 	}
-	return ui.Diffs(d.Streams.Out, diffs, ui.DiffStyle{Color: d.Streams.OutColor, Terminal: d.Streams.OutTTY})
+	return ui.Diffs(d.streams.Out, diffs, ui.DiffStyle{Color: d.streams.OutColor, Terminal: d.streams.OutTTY})
 }
 
 func (d *devCmd) checkpointsRewind(c *cli.Context) error {
@@ -136,15 +136,15 @@ func (d *devCmd) checkpointsRewind(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ui.RewindPlan(d.Streams.Err, plan, c.Bool("files-only"))
+	ui.RewindPlan(d.streams.Err, plan, c.Bool("files-only"))
 	if !c.Bool("yes") {
-		if !d.Streams.InTTY {
+		if !d.streams.InTTY {
 			return usagef("a rewind changes files: run it on a terminal to confirm, or give --yes")
 		}
-		fmt.Fprint(d.Streams.Err, "Rewind? [y/N] ")
-		answer, _ := bufio.NewReader(d.Streams.In).ReadString('\n')
+		fmt.Fprint(d.streams.Err, "Rewind? [y/N] ")
+		answer, _ := bufio.NewReader(d.streams.In).ReadString('\n')
 		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
-			fmt.Fprintln(d.Streams.Err, "nothing changed")
+			fmt.Fprintln(d.streams.Err, "nothing changed")
 			return nil
 		}
 	}
@@ -152,7 +152,7 @@ func (d *devCmd) checkpointsRewind(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ui.Rewound(d.Streams.Err, r, c.Bool("files-only"))
+	ui.Rewound(d.streams.Err, r, c.Bool("files-only"))
 	return nil
 }
 

@@ -46,25 +46,32 @@ func Run(args []string, o Options) error {
 	if o.Getwd == nil {
 		o.Getwd = os.Getwd
 	}
-	return newCLI(&devCmd{o}).Run(flagsFirst(args))
+	d := &devCmd{streams: o.Streams, env: o.Env, intr: o.Intr, version: o.Version, getwd: o.Getwd}
+	return newCLI(d).Run(flagsFirst(args))
 }
 
-// devCmd is what every command's body gets: the options.
-type devCmd struct{ Options }
+// devCmd holds what every command needs.
+type devCmd struct {
+	streams *ui.Streams
+	env     ui.Env
+	intr    Interrupts
+	version string
+	getwd   func() (string, error)
+}
 
 // loadConfig reads config.json (creating it with defaults when missing),
 // the environment and the flags; its warnings go to stderr.
 func (d *devCmd) loadConfig(flags config.Flags) (dir string, cfg config.Config, err error) {
-	dir, err = config.Dir(config.Env(d.Env))
+	dir, err = config.Dir(config.Env(d.env))
 	if err != nil {
 		return "", cfg, fmt.Errorf("finding the config directory: %w", err)
 	}
-	cfg, warnings, err := config.Load(dir, config.Env(d.Env), flags)
+	cfg, warnings, err := config.Load(dir, config.Env(d.env), flags)
 	if err != nil {
 		return "", cfg, err
 	}
 	for _, w := range warnings {
-		fmt.Fprintln(d.Streams.Err, "dev: warning: "+w)
+		fmt.Fprintln(d.streams.Err, "dev: warning: "+w)
 	}
 	return dir, cfg, nil
 }
@@ -72,7 +79,7 @@ func (d *devCmd) loadConfig(flags config.Flags) (dir string, cfg config.Config, 
 // sessionStore opens the sessions without loading config.json: listing and
 // reading sessions must work even while the config file is broken.
 func (d *devCmd) sessionStore() (*sessions.Store, error) {
-	dir, err := config.Dir(config.Env(d.Env))
+	dir, err := config.Dir(config.Env(d.env))
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +90,7 @@ func (d *devCmd) sessionStore() (*sessions.Store, error) {
 // repairs by itself (a corrupt directory map) is said on stderr.
 func (d *devCmd) openStore(configDir string) *sessions.Store {
 	store := sessions.Open(configDir, time.Now)
-	store.OnWarning(func(w string) { fmt.Fprintln(d.Streams.Err, "dev: warning: "+w) })
+	store.OnWarning(func(w string) { fmt.Fprintln(d.streams.Err, "dev: warning: "+w) })
 	return store
 }
 
@@ -93,7 +100,7 @@ func (d *devCmd) workingDir(flag string) (string, error) {
 	dir := flag
 	if dir == "" {
 		var err error
-		if dir, err = d.Getwd(); err != nil {
+		if dir, err = d.getwd(); err != nil {
 			return "", fmt.Errorf("reading the current directory: %w", err)
 		}
 	}

@@ -34,19 +34,19 @@ func (d *devCmd) configEdit(c *cli.Context) error {
 			return usagef("%s; dev config alone opens the file in your editor", err)
 		}
 	}
-	dir, err := config.Dir(config.Env(d.Env))
+	dir, err := config.Dir(config.Env(d.env))
 	if err != nil {
 		return err
 	}
 	// Load creates the file with defaults; a broken file is still opened so
 	// the user can fix it.
-	if _, _, err := config.Load(dir, config.Env(d.Env), config.Flags{}); err != nil {
-		fmt.Fprintln(d.Streams.Err, "dev: "+err.Error())
+	if _, _, err := config.Load(dir, config.Env(d.env), config.Flags{}); err != nil {
+		fmt.Fprintln(d.streams.Err, "dev: "+err.Error())
 	}
 	path := config.Path(dir)
-	editor := d.Env("VISUAL")
+	editor := d.env("VISUAL")
 	if editor == "" {
-		editor = d.Env("EDITOR")
+		editor = d.env("EDITOR")
 	}
 	var cmd *exec.Cmd
 	switch {
@@ -81,11 +81,11 @@ func (d *devCmd) configPath(c *cli.Context) error {
 	if err := noArgs(c, "dev config path", ""); err != nil {
 		return err
 	}
-	dir, err := config.Dir(config.Env(d.Env))
+	dir, err := config.Dir(config.Env(d.env))
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(d.Streams.Out, config.Path(dir))
+	fmt.Fprintln(d.streams.Out, config.Path(dir))
 	return nil
 }
 
@@ -95,16 +95,16 @@ func (d *devCmd) configShow(c *cli.Context) error {
 	if err := noArgs(c, "dev config show", ""); err != nil {
 		return err
 	}
-	dir, err := config.Dir(config.Env(d.Env))
+	dir, err := config.Dir(config.Env(d.env))
 	if err != nil {
 		return err
 	}
-	settings, _, found, warnings, err := config.Explain(dir, config.Env(d.Env), config.Flags{Profile: c.String("profile")})
+	settings, _, found, warnings, err := config.Explain(dir, config.Env(d.env), config.Flags{Profile: c.String("profile")})
 	if err != nil {
 		return err
 	}
 	for _, w := range warnings {
-		fmt.Fprintln(d.Streams.Err, "dev: warning: "+w)
+		fmt.Fprintln(d.streams.Err, "dev: warning: "+w)
 	}
 	// The flags given before the command win, as they do for a run.
 	for i, s := range settings {
@@ -119,8 +119,8 @@ func (d *devCmd) configShow(c *cli.Context) error {
 	if !found {
 		file += " (not created yet: defaults)"
 	}
-	fmt.Fprintln(d.Streams.Out, "config file: "+file)
-	tw := tabwriter.NewWriter(d.Streams.Out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(d.streams.Out, "config file: "+file)
+	tw := tabwriter.NewWriter(d.streams.Out, 0, 0, 2, ' ', 0)
 	for _, s := range settings {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Key, s.Value, s.Source)
 	}

@@ -37,11 +37,11 @@ func (d *devCmd) doctor(c *cli.Context) error {
 	if err := noArgs(c, "dev doctor", ""); err != nil {
 		return err
 	}
-	dir, err := config.Dir(config.Env(d.Env))
+	dir, err := config.Dir(config.Env(d.env))
 	if err != nil {
 		return fmt.Errorf("finding the config directory: %w", err)
 	}
-	cfg, found, warnings, err := config.Read(dir, config.Env(d.Env), config.Flags{Profile: c.String("profile"), Model: c.String("model")})
+	cfg, found, warnings, err := config.Read(dir, config.Env(d.env), config.Flags{Profile: c.String("profile"), Model: c.String("model")})
 	dc := doctor.Config{
 		APIURL: cfg.APIURL, APIKey: cfg.APIKey, Model: cfg.Model,
 		MaxContextTokens: cfg.MaxContextTokens, Temperature: cfg.Temperature, MaxTokens: cfg.MaxTokens,
@@ -50,14 +50,14 @@ func (d *devCmd) doctor(c *cli.Context) error {
 	}
 
 	// Every probe ends with ctx, so one Ctrl+C is enough.
-	ctx, done := d.Intr.Work(context.Background())
+	ctx, done := d.intr.Work(context.Background())
 	defer done()
 	report := doctor.Run(ctx, dc)
 
 	if c.Bool("json") {
-		err = ui.DoctorJSON(d.Streams.Out, report)
+		err = ui.DoctorJSON(d.streams.Out, report)
 	} else {
-		err = ui.Doctor(d.Streams, report)
+		err = ui.Doctor(d.streams, report)
 	}
 	switch {
 	case err != nil:

@@ -33,16 +33,16 @@ func (d *devCmd) mcp(c *cli.Context) error {
 		return err
 	}
 	if len(cfg.MCPServers) == 0 {
-		fmt.Fprintf(d.Streams.Err, "no MCP servers in %s; add them under \"mcpServers\" (see the README's Extending dev)\n", config.Path(dir))
+		fmt.Fprintf(d.streams.Err, "no MCP servers in %s; add them under \"mcpServers\" (see the README's Extending dev)\n", config.Path(dir))
 		return nil
 	}
 	cwd, err := d.workingDir("")
 	if err != nil {
 		return err
 	}
-	ctx, done := d.Intr.Work(context.Background())
+	ctx, done := d.intr.Work(context.Background())
 	defer done()
-	set := mcp.Connect(ctx, app.MCPServers(cfg), mcp.Options{Dir: cwd, ClientName: "dev", ClientVersion: d.Version})
+	set := mcp.Connect(ctx, app.MCPServers(cfg), mcp.Options{Dir: cwd, ClientName: "dev", ClientVersion: d.version})
 	defer set.Close()
-	return mcp.WriteReport(d.Streams.Out, set.Servers(), c.Bool("verbose"))
+	return mcp.WriteReport(d.streams.Out, set.Servers(), c.Bool("verbose"))
 }

@@ -24,21 +24,21 @@ func (d *devCmd) profiles(c *cli.Context) error {
 	if err := noArgs(c, "dev profiles", ""); err != nil {
 		return err
 	}
-	dir, err := config.Dir(config.Env(d.Env))
+	dir, err := config.Dir(config.Env(d.env))
 	if err != nil {
 		return err
 	}
-	cfg, _, warnings, err := config.Read(dir, config.Env(d.Env), config.Flags{Profile: c.String("profile")})
+	cfg, _, warnings, err := config.Read(dir, config.Env(d.env), config.Flags{Profile: c.String("profile")})
 	if err != nil {
 		return err
 	}
 	for _, w := range warnings {
-		fmt.Fprintln(d.Streams.Err, "dev: warning: "+w)
+		fmt.Fprintln(d.streams.Err, "dev: warning: "+w)
 	}
 	if len(cfg.Profiles) == 0 {
-		fmt.Fprintf(d.Streams.Err, "no profiles in %s; add them under \"profiles\" (see the README's Profiles section)\n", config.Path(dir))
+		fmt.Fprintf(d.streams.Err, "no profiles in %s; add them under \"profiles\" (see the README's Profiles section)\n", config.Path(dir))
 		return nil
 	}
-	ui.Profiles(d.Streams.Out, cfg.Profiles, cfg.Profile)
+	ui.Profiles(d.streams.Out, cfg.Profiles, cfg.Profile)
 	return nil
 }

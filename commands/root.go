@@ -52,9 +52,9 @@ A session id may be shortened to a unique prefix of 6 characters or more.`,
 			"object per event and line); progress, warnings and errors go to stderr.\n\n" + exitCodesHelp,
 		HideVersion:     true,
 		HideHelpCommand: true,
-		Writer:          d.Streams.Out,
-		ErrWriter:       d.Streams.Err,
-		Reader:          d.Streams.In,
+		Writer:          d.streams.Out,
+		ErrWriter:       d.streams.Err,
+		Reader:          d.streams.In,
 		ExitErrHandler:  func(*cli.Context, error) {}, // main decides exit codes
 		Flags:           rootFlags(),
 		Action:          d.root,
@@ -97,7 +97,7 @@ func rootFlags() []cli.Flag {
 
 func (d *devCmd) root(c *cli.Context) error {
 	if c.Bool("version") {
-		fmt.Fprintln(d.Streams.Out, "dev "+d.Version)
+		fmt.Fprintln(d.streams.Out, "dev "+d.version)
 		return nil
 	}
 	if c.NArg() > 0 {
@@ -136,61 +136,61 @@ func (d *devCmd) root(c *cli.Context) error {
 	} else if c.Bool("verbose") {
 		level = ui.Verbose
 	}
-	term := ui.NewTerminal(d.Streams, level)
-	md := &ui.Markdown{Unicode: d.Streams.Unicode}
+	term := ui.NewTerminal(d.streams, level)
+	md := &ui.Markdown{Unicode: d.streams.Unicode}
 	switch {
 	case !automated:
 		// The answer comes once, on stdout, rendered when that is a
 		// terminal and as it is otherwise.
 		term.Interactive()
-		md.Color = d.Streams.OutColor
-		if !d.Streams.OutTTY {
+		md.Color = d.streams.OutColor
+		if !d.streams.OutTTY {
 			md = nil
 		}
-		term.ShowAnswer(d.Streams.Out, md)
-	case !d.Streams.OutTTY && d.Streams.ErrTTY && !c.Bool("json"):
+		term.ShowAnswer(d.streams.Out, md)
+	case !d.streams.OutTTY && d.streams.ErrTTY && !c.Bool("json"):
 		// dev -p > file: stdout gets the raw answer, the terminal a
 		// readable one.
-		md.Color = d.Streams.Color
-		term.ShowAnswer(d.Streams.Err, md)
+		md.Color = d.streams.Color
+		term.ShowAnswer(d.streams.Err, md)
 	}
 	var sink event.Sink = term
 	if c.Bool("json") {
-		sink = event.Multi{ui.NewJSON(d.Streams.Out), sink}
+		sink = event.Multi{ui.NewJSON(d.streams.Out), sink}
 	}
 	opts := app.Options{
 		Config: cfg, ConfigDir: cfgDir,
 		Dir: cwd, DirGiven: c.IsSet("cwd"),
 		Automated: automated, Resume: c.Bool("resume"), SessionID: c.String("session"), Prompt: prompt,
-		NoAudit: c.Bool("no-audit"), Sink: sink, Version: d.Version,
-		Live: d.Streams.ErrTTY,
+		NoAudit: c.Bool("no-audit"), Sink: sink, Version: d.version,
+		Live: d.streams.ErrTTY,
 		Reload: func(profile string) (config.Config, error) {
 			f := flags
 			f.Profile = profile
-			cfg, _, err := config.Load(cfgDir, config.Env(d.Env), f)
+			cfg, _, err := config.Load(cfgDir, config.Env(d.env), f)
 			return cfg, err
 		},
 	}
 	if level == ui.Verbose {
-		opts.MCPStderr = d.Streams.Err
+		opts.MCPStderr = d.streams.Err
 	}
 	var conversation *repl.REPL
 	if !automated {
-		conversation = repl.New(repl.Options{Streams: d.Streams, ConfigDir: cfgDir, Intr: d.Intr, Screen: term, Env: d.Env})
+		conversation = repl.New(repl.Options{Streams: d.streams, ConfigDir: cfgDir, Intr: d.intr, Screen: term, Env: d.env})
 		opts.Ask = conversation.Ask
-		d.Intr.OnForce(conversation.Restore)
+		d.intr.OnForce(conversation.Restore)
 	}
 	a, err := app.Open(opts)
 	if err != nil {
 		return err
 	}
-	d.Intr.OnForce(a.Kill)
+	d.intr.OnForce(a.Kill)
 	defer a.Close()
 	if !automated {
 		if err := conversation.Run(a); err != nil {
 			return err
 		}
-		if d.Intr.Ending() { // SIGTERM, SIGHUP or a closed stdout ended the conversation
+		if d.intr.Ending() { // SIGTERM, SIGHUP or a closed stdout ended the conversation
 			return &ShownError{context.Canceled}
 		}
 		return nil
@@ -199,11 +199,11 @@ func (d *devCmd) root(c *cli.Context) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	ctx, done := d.Intr.Work(context.Background())
+	ctx, done := d.intr.Work(context.Background())
 	res := a.Run(ctx, request)
 	done()
 	if res.Stop == loop.Done && !c.Bool("json") {
-		fmt.Fprintln(d.Streams.Out, strings.TrimSpace(res.Summary))
+		fmt.Fprintln(d.streams.Out, strings.TrimSpace(res.Summary))
 	}
 	if res.Code != app.ExitOK {
 		return &ExitError{res.Code}

@@ -69,12 +69,12 @@ func (d *devCmd) sessionsList(c *cli.Context) error {
 				rows = append(rows, row{ID: e.ID, UpdatedAt: e.ModTime.UTC(), Status: string(sessions.Unreadable), Error: e.Err.Error()})
 			}
 		}
-		enc := json.NewEncoder(d.Streams.Out)
+		enc := json.NewEncoder(d.streams.Out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rows)
 	}
 	if len(entries) == 0 {
-		fmt.Fprintln(d.Streams.Err, "no sessions yet")
+		fmt.Fprintln(d.streams.Err, "no sessions yet")
 		return nil
 	}
 	var list []*sessions.Session
@@ -88,7 +88,7 @@ func (d *devCmd) sessionsList(c *cli.Context) error {
 			list = append(list, &sessions.Session{ID: e.ID, UpdatedAt: e.ModTime, Status: sessions.Unreadable, OriginalPrompt: why})
 		}
 	}
-	return ui.SessionTable(d.Streams.Out, list, "")
+	return ui.SessionTable(d.streams.Out, list, "")
 }
 
 // sessionsShow prints one session's transcript as the terminal showed it;
@@ -109,7 +109,7 @@ func (d *devCmd) sessionsShow(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	out := d.Streams.Out
+	out := d.streams.Out
 	switch {
 	case c.Bool("json"):
 		enc := json.NewEncoder(out)
@@ -118,7 +118,7 @@ func (d *devCmd) sessionsShow(c *cli.Context) error {
 	case c.Bool("raw"):
 		ui.Transcript(out, sess)
 	default:
-		ui.ShowSession(d.Streams, sess)
+		ui.ShowSession(d.streams, sess)
 	}
 	fmt.Fprintln(out)
 	ui.UsageSummary(out, sess)
@@ -150,7 +150,7 @@ func (d *devCmd) sessionsServe(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	dir, err := config.Dir(config.Env(d.Env))
+	dir, err := config.Dir(config.Env(d.env))
 	if err != nil {
 		return err
 	}
@@ -163,10 +163,10 @@ func (d *devCmd) sessionsServe(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx, done := d.Intr.Work(context.Background())
+	ctx, done := d.intr.Work(context.Background())
 	defer done()
-	fmt.Fprintln(d.Streams.Out, srv.URL(ln.Addr()))
-	fmt.Fprintln(d.Streams.Err, "dev: serving the session browser (read-only); open the URL above, Ctrl+C stops it")
+	fmt.Fprintln(d.streams.Out, srv.URL(ln.Addr()))
+	fmt.Fprintln(d.streams.Err, "dev: serving the session browser (read-only); open the URL above, Ctrl+C stops it")
 	return srv.Serve(ctx, ln)
 }
 

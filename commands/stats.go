@@ -34,15 +34,15 @@ func (d *devCmd) stats(c *cli.Context) error {
 	if days <= 0 {
 		return usagef("--days must be at least 1, got %d", days)
 	}
-	dir, err := config.Dir(config.Env(d.Env))
+	dir, err := config.Dir(config.Env(d.env))
 	if err != nil {
 		return err
 	}
 	// Prices are optional here: a broken config.json still lets the
 	// sessions be counted.
-	cfg, _, _, cfgErr := config.Read(dir, config.Env(d.Env), config.Flags{})
+	cfg, _, _, cfgErr := config.Read(dir, config.Env(d.env), config.Flags{})
 	if cfgErr != nil {
-		fmt.Fprintln(d.Streams.Err, "dev: warning: no prices, config.json is unusable: "+cfgErr.Error())
+		fmt.Fprintln(d.streams.Err, "dev: warning: no prices, config.json is unusable: "+cfgErr.Error())
 	}
 	list, err := d.openStore(dir).List()
 	if err != nil {
@@ -50,12 +50,12 @@ func (d *devCmd) stats(c *cli.Context) error {
 	}
 	rows := usage.Stats(list, time.Now().AddDate(0, 0, -days), cfg.Prices)
 	if c.Bool("json") {
-		return ui.StatsJSON(d.Streams.Out, rows, days)
+		return ui.StatsJSON(d.streams.Out, rows, days)
 	}
 	if len(rows) == 0 {
-		fmt.Fprintf(d.Streams.Err, "no model requests recorded in the last %s\n", textfmt.Plural(days, "day"))
+		fmt.Fprintf(d.streams.Err, "no model requests recorded in the last %s\n", textfmt.Plural(days, "day"))
 		return nil
 	}
-	ui.Stats(d.Streams.Out, rows, days)
+	ui.Stats(d.streams.Out, rows, days)
 	return nil
 }
