@@ -69,6 +69,9 @@ func (d *devCmd) configEdit(c *cli.Context) error {
 		}
 		cmd = exec.Command(name, path)
 	}
+	// The editor gets the terminal itself, not dev's streams: those may
+	// be wrapped (stdout watches for a closed pipe), and an editor on a
+	// pipe cannot draw.
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("running the editor (%s): %w; the file is %s", strings.Join(cmd.Args, " "), err, path)

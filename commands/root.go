@@ -95,6 +95,9 @@ func rootFlags() []cli.Flag {
 	}
 }
 
+// root is dev itself: with -p an automated run that ends when done,
+// otherwise a conversation; the renderers are chosen here from the flags
+// and the streams.
 func (d *devCmd) root(c *cli.Context) error {
 	if c.Bool("version") {
 		fmt.Fprintln(d.streams.Out, "dev "+d.version)
