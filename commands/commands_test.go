@@ -58,9 +58,16 @@ type result struct {
 	err            error
 }
 
+// runs lets one command tree run at a time: urfave/cli v2 writes its
+// global HelpFlag each time a tree parses flags (dev runs one tree per
+// process; these tests run many).
+var runs sync.Mutex
+
 // run runs dev with args in process, with buffers for streams.
 func (h *home) run(args ...string) result {
 	h.t.Helper()
+	runs.Lock()
+	defer runs.Unlock()
 	var stdout, stderr bytes.Buffer
 	streams := &ui.Streams{In: strings.NewReader(h.in), InTTY: h.inTTY, Out: &stdout, Err: &stderr, Width: 80}
 	if h.out != nil {

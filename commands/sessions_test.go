@@ -93,11 +93,15 @@ func TestSessionsServe(t *testing.T) {
 	out, w := io.Pipe()
 	h.out = w
 	served := make(chan result, 1)
-	go func() { served <- h.run("sessions", "serve") }()
+	go func() {
+		r := h.run("sessions", "serve")
+		w.Close() // a serve that failed ends the read below
+		served <- r
+	}()
 
 	url, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("no URL: %v, %v", err, (<-served).err)
 	}
 	url = strings.TrimSpace(url)
 	if !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.Contains(url, "token=") {
