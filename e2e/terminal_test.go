@@ -162,6 +162,38 @@ func TestSubcommandUsageErrors(t *testing.T) {
 	}
 }
 
+// A flag a command does not have exits 2 with one line naming the
+// command and its valid flags, never the whole help.
+func TestBadFlagOfEveryCommand(t *testing.T) {
+	w := newWorld(t, nil)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--bogus"}, "dev: unknown flag --bogus (valid: -p/--prompt PROMPT, "},
+		{[]string{"sessions", "--bogus"}, "dev sessions takes no flags; its commands: list, show, serve"},
+		{[]string{"sessions", "list", "--bogus"}, "dev sessions list: unknown flag --bogus (valid: --json)"},
+		{[]string{"sessions", "show", "--bogus"}, "(valid: --raw, --json)"},
+		{[]string{"sessions", "serve", "--bogus"}, "(valid: --port N)"},
+		{[]string{"config", "--bogus"}, "dev config takes no flags; its commands: path, show"},
+		{[]string{"config", "path", "--bogus"}, "dev config path takes no flags"},
+		{[]string{"config", "show", "--bogus"}, "(valid: --profile NAME)"},
+		{[]string{"checkpoints", "--bogus"}, "dev checkpoints: unknown flag --bogus (valid: --session ID)"},
+		{[]string{"diff", "--bogus"}, "dev diff: unknown flag --bogus (valid: --session ID)"},
+		{[]string{"rewind", "1", "--bogus"}, "(valid: --session ID, --files-only, -y/--yes)"},
+		{[]string{"doctor", "--bogus"}, "(valid: -m/--model MODEL, --profile NAME, --json)"},
+		{[]string{"mcp", "--bogus"}, "(valid: -v/--verbose)"},
+		{[]string{"stats", "--bogus"}, "(valid: --days N, --json)"},
+		{[]string{"stats", "--days", "x"}, `dev stats: invalid value "x" for --days: a whole number is needed`},
+		{[]string{"profiles", "--bogus"}, "(valid: --profile NAME)"},
+	} {
+		r := w.run(tt.args...)
+		if r.code != 2 || r.stdout != "" || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, tt.want) {
+			t.Errorf("dev %s: exit %d, want 2 and one line with %q\nstdout:\n%s\nstderr:\n%s", strings.Join(tt.args, " "), r.code, tt.want, r.stdout, r.stderr)
+		}
+	}
+}
+
 // Before the first prompt dev says when the server is unreachable or the
 // model unknown, with the fix, and still starts.
 func TestServerProblemsBeforeTheFirstPrompt(t *testing.T) {

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package main
+package interrupt
 
 // ignoreBrokenPipe: only Unix raises SIGPIPE on a write to a closed pipe.
 func ignoreBrokenPipe() {}

@@ -1,13 +1,13 @@
-package main
+package commands
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/devagent/dev/app"
 	"github.com/devagent/dev/config"
 	"github.com/devagent/dev/doctor"
 	"github.com/devagent/dev/redact"
@@ -34,8 +34,8 @@ func (d *devCmd) doctorCommand() *cli.Command {
 }
 
 func (d *devCmd) doctor(c *cli.Context) error {
-	if c.NArg() > 0 {
-		return usagef("dev doctor takes no arguments (got %q)", c.Args().First())
+	if err := noArgs(c, "dev doctor", ""); err != nil {
+		return err
 	}
 	dir, err := config.Dir(config.Env(d.env))
 	if err != nil {
@@ -63,12 +63,15 @@ func (d *devCmd) doctor(c *cli.Context) error {
 	case err != nil:
 		return fmt.Errorf("writing the report: %w", err)
 	case ctx.Err() != nil:
-		return &exitError{app.ExitInterrupted}
+		return &ShownError{ctx.Err()}
 	case report.Failed():
-		return &exitError{app.ExitFailure}
+		return &ShownError{errChecksFailed}
 	}
 	return nil
 }
+
+// errChecksFailed is dev doctor's failure: the report says which checks.
+var errChecksFailed = errors.New("a check failed")
 
 // safetyFacts is what dev doctor reports of the safety layers: the
 // settings, and what the OS offers.

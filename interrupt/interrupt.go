@@ -1,4 +1,9 @@
-package main
+// Package interrupt is dev's one path from signals to contexts: Ctrl+C,
+// SIGTERM, SIGHUP and a closed stdout cancel the work running, and a
+// signal with no work running ends the process. It is process wiring,
+// kept out of package main so that main stays thin and this can be
+// tested in process.
+package interrupt
 
 import (
 	"context"
@@ -9,13 +14,13 @@ import (
 	"syscall"
 )
 
-// interrupts is dev's one path from signals to contexts. Ctrl+C (SIGINT)
+// Handler is dev's one path from signals to contexts. Ctrl+C (SIGINT)
 // cancels the work running: a request, a command, a probe. SIGTERM, SIGHUP
 // (a closed terminal, a dropped ssh) and a closed stdout do too, and end
 // dev after it. A signal with no work
 // running, or a second one before the first was handled, ends dev at once:
-// main() exits when forced() is closed, after cleanUp.
-type interrupts struct {
+// main() exits when Forced() is closed, after CleanUp.
+type Handler struct {
 	mu      sync.Mutex
 	cancel  context.CancelFunc // of the work running, nil when none
 	ending  bool
@@ -25,13 +30,14 @@ type interrupts struct {
 	forceOnce sync.Once
 }
 
-func newInterrupts() *interrupts {
-	return &interrupts{force: make(chan struct{})}
+// New returns a Handler; Watch feeds it signals.
+func New() *Handler {
+	return &Handler{force: make(chan struct{})}
 }
 
 // Work returns a context the next signal cancels, and done, to call when
 // the work is over.
-func (i *interrupts) Work(parent context.Context) (context.Context, func()) {
+func (i *Handler) Work(parent context.Context) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(parent)
 	i.mu.Lock()
 	i.cancel = cancel
@@ -45,14 +51,14 @@ func (i *interrupts) Work(parent context.Context) (context.Context, func()) {
 }
 
 // Ending reports that dev was asked to end once the work running is over.
-func (i *interrupts) Ending() bool {
+func (i *Handler) Ending() bool {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	return i.ending
 }
 
-// watch handles signals until the process ends.
-func (i *interrupts) watch(signals <-chan os.Signal) {
+// Watch handles signals until the process ends.
+func (i *Handler) Watch(signals <-chan os.Signal) {
 	for s := range signals {
 		i.interrupt(s == syscall.SIGTERM || s == syscall.SIGHUP)
 	}
@@ -60,7 +66,7 @@ func (i *interrupts) watch(signals <-chan os.Signal) {
 
 // interrupt cancels the work running; with none, dev must end now. end:
 // no work starts after this.
-func (i *interrupts) interrupt(end bool) {
+func (i *Handler) interrupt(end bool) {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	if end {
@@ -74,18 +80,19 @@ func (i *interrupts) interrupt(end bool) {
 	i.cancel = nil // the next signal forces
 }
 
-// forced is closed when dev must end at once.
-func (i *interrupts) forced() <-chan struct{} { return i.force }
+// Forced is closed when dev must end at once.
+func (i *Handler) Forced() <-chan struct{} { return i.force }
 
-// onForce registers f to run before a forced exit (stopping the processes
+// OnForce registers f to run before a forced exit (stopping the processes
 // dev started).
-func (i *interrupts) onForce(f func()) {
+func (i *Handler) OnForce(f func()) {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	i.cleanup = append(i.cleanup, f)
 }
 
-func (i *interrupts) cleanUp() {
+// CleanUp runs, in order, what OnForce registered.
+func (i *Handler) CleanUp() {
 	i.mu.Lock()
 	fs := i.cleanup
 	i.mu.Unlock()
@@ -94,10 +101,10 @@ func (i *interrupts) cleanUp() {
 	}
 }
 
-// watchOutput wraps stdout so that a reader that went away (dev -p … |
+// WatchOutput wraps stdout so that a reader that went away (dev -p … |
 // head -1) stops dev like an interrupt: the session is saved as
 // interrupted, never left active.
-func (i *interrupts) watchOutput(w io.Writer) io.Writer {
+func (i *Handler) WatchOutput(w io.Writer) io.Writer {
 	ignoreBrokenPipe()
 	return &stdout{w: w, gone: func() {
 		i.mu.Lock()

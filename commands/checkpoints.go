@@ -1,4 +1,4 @@
-package main
+package commands
 
 import (
 	"bufio"
@@ -44,8 +44,12 @@ func (d *devCmd) timeline(c *cli.Context, lock bool) (*app.Timeline, func(), err
 	}
 	store := d.openStore(dir)
 	id := c.String("session")
-	if id == "" {
-		cwd, err := workingDir("")
+	if id != "" {
+		if id, err = store.Resolve(id); err != nil {
+			return nil, nil, err
+		}
+	} else {
+		cwd, err := d.workingDir("")
 		if err != nil {
 			return nil, nil, err
 		}
@@ -64,8 +68,8 @@ func (d *devCmd) timeline(c *cli.Context, lock bool) (*app.Timeline, func(), err
 }
 
 func (d *devCmd) checkpointsList(c *cli.Context) error {
-	if c.NArg() > 0 {
-		return usagef("dev checkpoints takes no arguments (got %q); give the session with --session", c.Args().First())
+	if err := noArgs(c, "dev checkpoints", "give the session with --session"); err != nil {
+		return err
 	}
 	t, release, err := d.timeline(c, false)
 	if err != nil {

@@ -1,0 +1,131 @@
+package commands
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/devagent/dev/config"
+)
+
+// configCommand is dev config: open, locate and explain config.json.
+func (d *devCmd) configCommand() *cli.Command {
+	return &cli.Command{
+		Name:   "config",
+		Usage:  "open config.json in $VISUAL / $EDITOR (created with defaults first)",
+		Action: d.configEdit,
+		Subcommands: []*cli.Command{
+			{Name: "path", Usage: "print the config file's path", Action: d.configPath},
+			{Name: "show", Usage: "the effective settings and where each comes from", Action: d.configShow,
+				Flags: []cli.Flag{&cli.StringFlag{Name: "profile", Usage: "as with the profile `NAME` active"}}},
+		},
+	}
+}
+
+// configEdit opens config.json in the user's editor, creating it first.
+func (d *devCmd) configEdit(c *cli.Context) error {
+	if c.NArg() > 0 {
+		if err := unknownSubcommand("config", "path", "show")(c); err != nil {
+			return usagef("%s; dev config alone opens the file in your editor", err)
+		}
+	}
+	dir, err := config.Dir(config.Env(d.env))
+	if err != nil {
+		return err
+	}
+	// Load creates the file with defaults; a broken file is still opened so
+	// the user can fix it.
+	if _, _, err := config.Load(dir, config.Env(d.env), config.Flags{}); err != nil {
+		fmt.Fprintln(d.streams.Err, "dev: "+err.Error())
+	}
+	path := config.Path(dir)
+	editor := d.env("VISUAL")
+	if editor == "" {
+		editor = d.env("EDITOR")
+	}
+	var cmd *exec.Cmd
+	switch {
+	case editor != "":
+		cmd = exec.Command("sh", "-c", editor+` "$1"`, "editor", path)
+		if runtime.GOOS == "windows" {
+			cmd = exec.Command("cmd", "/C", editor, path)
+		}
+	case runtime.GOOS == "windows":
+		cmd = exec.Command("notepad", path)
+	case runtime.GOOS == "darwin":
+		cmd = exec.Command("open", "-W", "-t", path)
+	default:
+		name := "vi"
+		for _, candidate := range []string{"sensible-editor", "nano", "vi"} {
+			if _, err := exec.LookPath(candidate); err == nil {
+				name = candidate
+				break
+			}
+		}
+		cmd = exec.Command(name, path)
+	}
+	// The editor gets the terminal itself, not dev's streams: those may
+	// be wrapped (stdout watches for a closed pipe), and an editor on a
+	// pipe cannot draw.
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("running the editor (%s): %w; the file is %s", strings.Join(cmd.Args, " "), err, path)
+	}
+	return nil
+}
+
+// configPath prints the config file's path.
+func (d *devCmd) configPath(c *cli.Context) error {
+	if err := noArgs(c, "dev config path", ""); err != nil {
+		return err
+	}
+	dir, err := config.Dir(config.Env(d.env))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(d.streams.Out, config.Path(dir))
+	return nil
+}
+
+// configShow prints the effective settings and where each comes from,
+// the apiKey masked. It creates nothing.
+func (d *devCmd) configShow(c *cli.Context) error {
+	if err := noArgs(c, "dev config show", ""); err != nil {
+		return err
+	}
+	dir, err := config.Dir(config.Env(d.env))
+	if err != nil {
+		return err
+	}
+	settings, _, found, warnings, err := config.Explain(dir, config.Env(d.env), config.Flags{Profile: c.String("profile")})
+	if err != nil {
+		return err
+	}
+	for _, w := range warnings {
+		fmt.Fprintln(d.streams.Err, "dev: warning: "+w)
+	}
+	// The flags given before the command win, as they do for a run.
+	for i, s := range settings {
+		switch {
+		case s.Key == "model" && c.String("model") != "":
+			settings[i].Value, settings[i].Source = c.String("model"), "flag --model"
+		case s.Key == "audit" && c.Bool("no-audit"):
+			settings[i].Value, settings[i].Source = config.AuditOff, "flag --no-audit"
+		}
+	}
+	file := config.Path(dir)
+	if !found {
+		file += " (not created yet: defaults)"
+	}
+	fmt.Fprintln(d.streams.Out, "config file: "+file)
+	tw := tabwriter.NewWriter(d.streams.Out, 0, 0, 2, ' ', 0)
+	for _, s := range settings {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Key, s.Value, s.Source)
+	}
+	return tw.Flush()
+}
