@@ -359,3 +359,55 @@ func TestTerminalClosedWhileWorking(t *testing.T) {
 		t.Errorf("session status %q, want interrupted", s.Status)
 	}
 }
+
+// typeKeys types text a key at a time, waiting for the line editor after
+// each, as typeLine does, without Enter.
+func (term *terminal) typeKeys(text string) {
+	term.t.Helper()
+	for _, r := range text {
+		term.key(string(r))
+		term.editorReady()
+	}
+}
+
+// Tab replaces the word it completes and nothing else: what is typed after
+// a completion is kept whole. Before, typing a space after a completion
+// cut the completion's last character ("/revie main.go", "@main.g please").
+func TestTerminalTabThenTypingKeepsEveryCharacter(t *testing.T) {
+	w := newWorld(t, nil)
+	w.write(".dev/commands/review.md", "Review $ARGUMENTS for bugs.\n")
+	w.write("main.go", "package main\n")
+	w.write("my notes.md", "notes\n")
+	w.srv.Script(done("Reviewed."), done("Read it."), done("Read them."))
+	term := w.startTerminal(t.Context(), "--no-audit")
+	term.prompt("› ")
+	term.typeKeys("/rev")
+	term.key("\t")
+	term.editorReady()
+	term.typeLine(" main.go")
+	term.expect("Reviewed.")
+	term.prompt("› ")
+	term.typeKeys("look at @ma")
+	term.key("\t")
+	term.editorReady()
+	term.typeLine(" please")
+	term.expect("Read it.")
+	term.prompt("› ")
+	term.typeKeys(`and @"my`)
+	term.key("\t")
+	term.editorReady()
+	term.typeLine(" too")
+	term.expect("Read them.")
+	term.prompt("› ")
+	term.key("\x04")
+	term.exitCode()
+	reqs := w.srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want 3", len(reqs))
+	}
+	for i, want := range []string{"Review main.go for bugs.", "look at @main.go please\n", "and @\"my notes.md\" too\n"} {
+		if got := lastUser(reqs[i]); !strings.Contains(got, want) {
+			t.Errorf("request %d lacks %q:\n%s", i+1, want, got)
+		}
+	}
+}

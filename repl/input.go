@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/reeflective/readline"
 
@@ -49,7 +50,7 @@ func historyPath(configDir, dir string) string {
 
 // newLineReader is a line editor when dev talks to a terminal, and plain
 // lines otherwise (a pipe, a script).
-func newLineReader(s *ui.Streams, complete func(line string, cursor int) []string) lineReader {
+func newLineReader(s *ui.Streams, complete completer) lineReader {
 	if s.InTTY && s.OutTTY {
 		return newEditor(complete)
 	}
@@ -57,6 +58,10 @@ func newLineReader(s *ui.Streams, complete func(line string, cursor int) []strin
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
 	return &plainReader{scanner: sc, out: s.Err}
 }
+
+// completer is what Tab offers at the end of before (the line up to the
+// cursor): the word it completes there, and the words that may replace it.
+type completer func(before string) (word string, candidates []string)
 
 // editor is the line editor (reeflective/readline): history in a file,
 // Ctrl+R to search it, Tab completion, pasted text kept whole (bracketed
@@ -67,7 +72,7 @@ type editor struct {
 	ahead   typeahead
 }
 
-func newEditor(complete func(line string, cursor int) []string) *editor {
+func newEditor(complete completer) *editor {
 	shell := readline.NewShell()
 	// The terminal marks a paste, so that its newlines do not send it line
 	// by line: the library supports it, off by default.
@@ -77,12 +82,19 @@ func newEditor(complete func(line string, cursor int) []string) *editor {
 	}
 	shell.Prompt.Secondary(func() string { return "  " })
 	shell.Completer = func(line []rune, cursor int) readline.Completions {
-		values := complete(string(line), cursor)
-		if len(values) == 0 {
+		word, values := complete(string(line[:min(max(cursor, 0), len(line))]))
+		// The library cuts the word it replaces by its length in bytes,
+		// counted as characters: a word with a non-ASCII letter would take
+		// characters before it along.
+		if len(values) == 0 || !ascii(word) {
 			return readline.Completions{}
 		}
-		// A directory goes on without a space, so that Tab continues into it.
-		return readline.CompleteValues(values...).NoSpace('/')
+		// The candidates are whole words: nothing is added after them, so
+		// no suffix is registered for the library to take back when the
+		// next key is typed (it took back the word's last letter).
+		c := readline.CompleteValues(values...)
+		c.PREFIX = word
+		return c
 	}
 	e := &editor{shell: shell, history: &pausable{}}
 	e.ahead = newTypeahead()
@@ -144,6 +156,15 @@ func (e *editor) typeAhead(on bool) {
 }
 
 func (e *editor) restore() { e.ahead.stop() }
+
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
 
 // pausable is a history source that records nothing while paused: answers
 // to ASK_USER are not requests worth recalling.

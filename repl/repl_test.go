@@ -189,34 +189,43 @@ func TestCompletion(t *testing.T) {
 	r, a, _, _ := newTestREPL(t, time.Millisecond)
 	r.app = a
 	dir := a.sess.WorkingDirectory
-	for _, p := range []string{"main.go", "main_test.go", "docs/guide.md", ".hidden"} {
+	for _, p := range []string{"main.go", "main_test.go", "docs/guide.md", ".hidden", "my notes.md", ".git/config"} {
 		os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755)
 		os.WriteFile(filepath.Join(dir, p), nil, 0o644)
 	}
 	for _, tt := range []struct {
-		line string
-		want []string
+		before, word string
+		want         []string
 	}{
-		{"/he", []string{"/help"}},
-		{"/", nil}, // checked below: every command
-		{"/mo", []string{"/model"}},
-		{"fix /he", nil}, // not the first word
-		{"look at @ma", []string{"@main.go", "@main_test.go"}},
-		{"@do", []string{"@docs/"}},
-		{"@docs/g", []string{"@docs/guide.md"}},
-		{"@.h", []string{"@.hidden"}},
-		{"@../", nil},
+		{"/he", "/he", []string{"/help"}},
+		{"/", "/", nil}, // checked below: every command
+		{"  /mo", "/mo", []string{"/model"}},
+		{"fix /he", "", nil},   // not the first word
+		{"/model qw", "", nil}, // an argument
+		{"look at @ma", "@ma", []string{"@main.go", "@main_test.go"}},
+		{"@do", "@do", []string{"@docs/"}},
+		{"@docs/g", "@docs/g", []string{"@docs/guide.md"}},
+		{"@.h", "@.h", []string{"@.hidden"}},
+		{"@.g", "@.g", nil},                              // never .git
+		{"@my", "@my", nil},                              // a quoted candidate would not go on from @my
+		{`and @"my`, `@"my`, []string{`@"my notes.md"`}}, // so the quote comes first
+		{"mail me@ma", "", nil},                          // an address, not a mention
+		{"@main.go ", "", nil},                           // after the mention
 	} {
-		got := r.complete(tt.line, len(tt.line))
-		slices.Sort(got)
-		if tt.line == "/" {
+		word, got := r.complete(tt.before)
+		if tt.before == "/" {
 			if len(got) < 10 || !slices.Contains(got, "/clear") {
-				t.Errorf("%q: %q", tt.line, got)
+				t.Errorf("%q: %q", tt.before, got)
 			}
 			continue
 		}
-		if !slices.Equal(got, tt.want) {
-			t.Errorf("complete(%q) = %q, want %q", tt.line, got, tt.want)
+		if word != tt.word || !slices.Equal(got, tt.want) {
+			t.Errorf("complete(%q) = %q, %q; want %q, %q", tt.before, word, got, tt.word, tt.want)
+		}
+		for _, c := range got {
+			if !strings.HasPrefix(c, word) {
+				t.Errorf("complete(%q): %q does not go on from %q", tt.before, c, word)
+			}
 		}
 	}
 }
