@@ -411,3 +411,27 @@ func TestTerminalTabThenTypingKeepsEveryCharacter(t *testing.T) {
 		}
 	}
 }
+
+// Letters beyond ASCII are typed like any other, and Tab after them loses
+// nothing. Before, é, ü and the like (U+0080 to U+00FF) were read as Alt
+// and a key and vanished.
+func TestTerminalTypesEveryLetter(t *testing.T) {
+	w := newWorld(t, nil)
+	w.write("résumé.md", "x\n")
+	w.srv.Script(done("Read it."))
+	term := w.startTerminal(t.Context(), "--no-audit")
+	term.prompt("› ")
+	term.typeKeys("café über @résu")
+	term.key("\t")
+	term.editorReady()
+	term.typeLine(" now")
+	term.expect("Read it.")
+	term.prompt("› ")
+	term.key("\x04")
+	term.exitCode()
+	got := lastUser(w.srv.Requests()[0])
+	// Completed or not, every character typed is there.
+	if !strings.Contains(got, "café über @résu now") && !strings.Contains(got, "café über @résumé.md now") {
+		t.Errorf("the request lost what was typed:\n%s", got)
+	}
+}

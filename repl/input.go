@@ -77,6 +77,11 @@ func newEditor(complete completer) *editor {
 	// The terminal marks a paste, so that its newlines do not send it line
 	// by line: the library supports it, off by default.
 	_ = shell.Config.Set("enable-bracketed-paste", true)
+	// On, the library's default, every character from U+0080 to U+00FF
+	// (é, ü, ñ) is read as Alt and a key: typed é vanished. Terminals send
+	// Alt as Esc before the key, which works without it (bash turns it
+	// off for UTF-8 too).
+	_ = shell.Config.Set("convert-meta", false)
 	shell.AcceptMultiline = func(line []rune) bool {
 		return !strings.HasSuffix(strings.TrimRight(string(line), " "), `\`)
 	}
