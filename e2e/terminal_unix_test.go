@@ -435,3 +435,23 @@ func TestTerminalTypesEveryLetter(t *testing.T) {
 		t.Errorf("the request lost what was typed:\n%s", got)
 	}
 }
+
+// Alt+Enter starts a new line of the same message, as `\` and Enter do.
+func TestTerminalAltEnterInsertsANewline(t *testing.T) {
+	w := newWorld(t, nil)
+	w.srv.Script(done("Got both lines."))
+	term := w.startTerminal(t.Context(), "--no-audit")
+	term.prompt("› ")
+	term.typeKeys("first line")
+	term.key("\x1b\r") // Alt+Enter, as terminals send it
+	term.editorReady()
+	term.typeLine("second line")
+	term.expect("Got both lines.")
+	term.prompt("› ")
+	term.key("\x04")
+	term.exitCode()
+	reqs := w.srv.Requests()
+	if len(reqs) != 1 || !strings.Contains(lastUser(reqs[0]), "<user_request>\nfirst line\nsecond line\n</user_request>") {
+		t.Fatalf("%d requests; the first: %q", len(reqs), lastUser(reqs[0]))
+	}
+}

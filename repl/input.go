@@ -65,12 +65,22 @@ type completer func(before string) (word string, candidates []string)
 
 // editor is the line editor (reeflective/readline): history in a file,
 // Ctrl+R to search it, Tab completion, pasted text kept whole (bracketed
-// paste), a line ending in `\` continued on the next, and type-ahead.
+// paste), a new line in the message with Alt+Enter or a line ending in `\`,
+// and type-ahead.
 type editor struct {
 	shell   *readline.Shell
 	history *pausable
 	ahead   typeahead
 }
+
+// newlineCommand is the editor command Alt+Enter runs.
+const newlineCommand = "dev-insert-newline"
+
+// altEnter are the keys terminals send for Alt+Enter: Esc, then Enter as
+// carriage return or line feed. The library's default keymap binds each
+// also as one meta character (0x80 | key) to self-insert, which it matches
+// against the same keys and prefers: both forms are bound.
+var altEnter = []string{"\x1b\r", "\x1b\n", string(rune(0x80 | '\r')), string(rune(0x80 | '\n'))}
 
 func newEditor(complete completer) *editor {
 	shell := readline.NewShell()
@@ -86,6 +96,12 @@ func newEditor(complete completer) *editor {
 		return !strings.HasSuffix(strings.TrimRight(string(line), " "), `\`)
 	}
 	shell.Prompt.Secondary(func() string { return "  " })
+	shell.Keymap.Register(map[string]func(){newlineCommand: func() { shell.Cursor().InsertAt('\n') }})
+	for _, keymap := range []string{"emacs", "vi-insert"} {
+		for _, keys := range altEnter {
+			_ = shell.Config.Bind(keymap, keys, newlineCommand, false)
+		}
+	}
 	shell.Completer = func(line []rune, cursor int) readline.Completions {
 		word, values := complete(string(line[:min(max(cursor, 0), len(line))]))
 		// The library cuts the word it replaces by its length in bytes,
