@@ -455,3 +455,82 @@ func TestTerminalAltEnterInsertsANewline(t *testing.T) {
 		t.Fatalf("%d requests; the first: %q", len(reqs), lastUser(reqs[0]))
 	}
 }
+
+// spinnerFrames are what the live part draws while dev waits: a spinner
+// frame, or a running command's timer.
+var spinnerFrames = regexp.MustCompile(`[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]|Waiting for the model|Thinking\.\.\.`)
+
+// quietWhileAsked waits at a question long enough for the live part to
+// redraw several times if it still ran (it redraws ten times a second),
+// and fails if anything was drawn since mark. The pause is what is tested:
+// there is no event to wait for when nothing may happen.
+func (term *terminal) quietWhileAsked(mark int, what string) {
+	term.t.Helper()
+	time.Sleep(700 * time.Millisecond)
+	shown := term.since(mark)
+	if f := spinnerFrames.FindString(shown); f != "" {
+		term.t.Errorf("while %s waits, the live part draws %q:\n%q", what, f, shown)
+	}
+}
+
+// A command waiting for approval is a question, not a command running:
+// no spinner, no timer, and the answer› prompt. Before, the spinner went
+// on counting under "Run this command?" and drew over the prompt.
+func TestTerminalApprovalIsAQuestion(t *testing.T) {
+	w := newWorld(t, nil)
+	w.srv.Script(reply("List.", "COMMAND", "ls -la"), done("Listed."))
+	term := w.startTerminal(t.Context(), "--no-audit", "--approval", "edits")
+	term.prompt("› ")
+	term.typeLine("list")
+	term.expect("Run this command?")
+	mark := term.mark()
+	term.prompt("answer› ")
+	term.quietWhileAsked(mark, "an approval")
+	term.typeLine("y")
+	term.expect("Listed.")
+	term.prompt("› ")
+	term.key("\x04")
+	term.exitCode()
+	if reqs := w.srv.Requests(); len(reqs) != 2 || !strings.Contains(lastUser(reqs[1]), `tool="COMMAND" ok="true"`) {
+		t.Errorf("the approved command did not run: %q", lastUser(reqs[len(reqs)-1]))
+	}
+}
+
+// ASK_USER is a question the same way: no spinner, the answer› prompt.
+func TestTerminalAskUserIsAQuestion(t *testing.T) {
+	w := newWorld(t, nil)
+	w.srv.Script(reply("I need a name.", "ASK_USER", "Which name should it have?"), done("Named it Bob."))
+	term := w.startTerminal(t.Context(), "--no-audit")
+	term.prompt("› ")
+	term.typeLine("name something")
+	term.expect("Which name should it have?")
+	mark := term.mark()
+	term.prompt("answer› ")
+	term.quietWhileAsked(mark, "ASK_USER")
+	term.typeLine("Bob")
+	term.expect("Named it Bob.")
+	term.prompt("› ")
+	term.key("\x04")
+	term.exitCode()
+}
+
+// The rewind's question is answered at the answer› prompt like every other.
+func TestTerminalUndoAsksAtTheAnswerPrompt(t *testing.T) {
+	w := newWorld(t, nil)
+	w.srv.Script(reply("Write.", "WRITE_FILE", "new.txt\n```\nhello\n```"), done("Wrote it."))
+	term := w.startTerminal(t.Context(), "--no-audit")
+	term.prompt("› ")
+	term.typeLine("write it")
+	term.expect("Wrote it.")
+	term.prompt("› ")
+	term.typeLine("/undo")
+	term.expect("Rewind? [y/N]\r\n")
+	term.prompt("answer› ")
+	term.typeLine("y")
+	term.prompt("› ")
+	term.key("\x04")
+	term.exitCode()
+	if _, err := os.Stat(filepath.Join(w.dir, "new.txt")); !os.IsNotExist(err) {
+		t.Errorf("new.txt is still there after /undo: %v", err)
+	}
+}

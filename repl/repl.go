@@ -64,6 +64,9 @@ type Screen interface {
 	Last() (ui.LastResult, bool)
 	Tasks(tasks []parser.Task)
 	Box(title, text string)
+	// Question stops the live part (spinner, timers) while a question
+	// waits; answered starts it again.
+	Question() (answered func())
 }
 
 // Options are what a conversation needs besides the app.
@@ -131,8 +134,8 @@ func (r *REPL) Restore() { r.input.restore() }
 // result, and is not kept in the prompt's history. Ctrl+C instead of an
 // answer interrupts the request, like Ctrl+C anywhere else while dev works.
 func (r *REPL) Ask(ctx context.Context, question string) (string, error) {
-	fmt.Fprintln(r.streams.Err, "\n"+strings.TrimSpace(question))
-	answer, err := r.input.ask("answer" + r.promptMark())
+	answered := r.opts.Screen.Question()
+	answer, err := r.question(question)
 	switch {
 	case errors.Is(err, errCtrlC):
 		r.interrupt()
@@ -144,7 +147,17 @@ func (r *REPL) Ask(ctx context.Context, question string) (string, error) {
 	case ctx.Err() != nil:
 		return "", ctx.Err()
 	}
+	// Only an answer lets the work go on: after an interruption the live
+	// part stays stopped.
+	answered()
 	return answer, nil
+}
+
+// question shows a question and reads its answer at the answer› prompt,
+// the same for every question dev asks.
+func (r *REPL) question(question string) (string, error) {
+	fmt.Fprintln(r.streams.Err, "\n"+strings.TrimSpace(question))
+	return r.input.ask("answer" + r.promptMark())
 }
 
 // Run is the conversation with a: each message runs until it is done, then

@@ -93,13 +93,17 @@ func (s *script) useHistory(string)                 {}
 func (s *script) typeAhead(bool)                    {}
 func (s *script) restore()                          {}
 
-type noScreen struct{ boxes []string }
+type noScreen struct {
+	boxes               []string
+	questions, answered int
+}
 
 func (*noScreen) Last() (ui.LastResult, bool) {
 	return ui.LastResult{Title: "COMMAND ls", Output: "a\nb"}, true
 }
 func (*noScreen) Tasks([]parser.Task)      {}
 func (n *noScreen) Box(title, text string) { n.boxes = append(n.boxes, title+":"+text) }
+func (n *noScreen) Question() func()       { n.questions++; return func() { n.answered++ } }
 
 type never struct{}
 
@@ -265,5 +269,28 @@ func TestPromptIsASCIIWithoutUTF8(t *testing.T) {
 		if got := r.input.(*script).prompts; len(got) != 1 || got[0] != want {
 			t.Errorf("unicode %v: prompts %q", unicode, got)
 		}
+	}
+}
+
+// Every question stops the live part and is answered at the answer›
+// prompt; the live part comes back only with an answer.
+func TestAskIsAQuestion(t *testing.T) {
+	t.Parallel()
+	r, _, out, screen := newTestREPL(t, time.Millisecond, "y", errCtrlC)
+	r.streams.Unicode = true
+	if answer, err := r.Ask(context.Background(), "Run this command?\n  ls -la"); answer != "y" || err != nil {
+		t.Fatalf("Ask = %q, %v", answer, err)
+	}
+	if _, err := r.Ask(context.Background(), "Which name?"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Ctrl+C at a question: %v", err)
+	}
+	if got := r.input.(*script).prompts; !slices.Equal(got, []string{"answer› ", "answer› "}) {
+		t.Errorf("prompts %q", got)
+	}
+	if screen.questions != 2 || screen.answered != 1 {
+		t.Errorf("%d questions stopped the live part, %d answers started it again; want 2, 1", screen.questions, screen.answered)
+	}
+	if !strings.Contains(out.String(), "Run this command?\n  ls -la\n") {
+		t.Errorf("the question is not shown: %q", out.String())
 	}
 }

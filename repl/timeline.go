@@ -107,7 +107,7 @@ func (r *REPL) rewindTo(t *app.Timeline, n int) error {
 		return err
 	}
 	ui.RewindPlan(r.streams.Err, plan, false)
-	answer, err := r.input.ask("Rewind? [y/N]" + r.promptMark())
+	answer, err := r.question("Rewind? [y/N]")
 	if err != nil || !strings.HasPrefix(strings.ToLower(strings.TrimSpace(answer)), "y") {
 		r.say("nothing changed")
 		return nil
