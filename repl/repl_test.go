@@ -191,7 +191,7 @@ func TestCtrlCTwice(t *testing.T) {
 func TestCompletion(t *testing.T) {
 	t.Parallel()
 	r, a, _, _ := newTestREPL(t, time.Millisecond)
-	r.app = a
+	r.start(a)
 	dir := a.sess.WorkingDirectory
 	for _, p := range []string{"main.go", "main_test.go", "docs/guide.md", ".hidden", "my notes.md", ".git/config"} {
 		os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755)
@@ -292,5 +292,35 @@ func TestAskIsAQuestion(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "Run this command?\n  ls -la\n") {
 		t.Errorf("the question is not shown: %q", out.String())
+	}
+}
+
+// bareApp runs requests and nothing more.
+type bareApp struct{ sess *sessions.Session }
+
+func (bareApp) Run(context.Context, string) app.Result { return app.Result{} }
+func (bareApp) Shell(context.Context, string) tools.Result {
+	return tools.Result{}
+}
+func (b bareApp) Session() *sessions.Session { return b.sess }
+
+// A command whose needs the app does not meet is left out: /help does not
+// list it, and it is unknown.
+func TestCommandsFollowTheApp(t *testing.T) {
+	t.Parallel()
+	r, a, out, _ := newTestREPL(t, time.Millisecond, "/help", "/model", "/exit")
+	if err := r.Run(bareApp{sess: a.sess}); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	for _, want := range []string{"/help", "/tasks", "/last", "unknown command /model"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("lacks %q:\n%s", want, got)
+		}
+	}
+	for _, missing := range []string{"/resume", "/compact", "/audit", "/rewind", "/profile"} {
+		if strings.Contains(got, missing) {
+			t.Errorf("lists %s, which the app cannot serve:\n%s", missing, got)
+		}
 	}
 }
