@@ -164,7 +164,7 @@ func (r *REPL) say(format string, args ...any) {
 func (r *REPL) help(string) (string, error) {
 	var b strings.Builder
 	b.WriteString("Type a request and press Enter; dev works on it until it is done.\n")
-	b.WriteString("Pasted text stays one message; end a line with \\ to go on on the next one.\n")
+	b.WriteString("Pasted text stays one message; Alt+Enter (or \\ at the end of a line) starts a new line.\n")
 	b.WriteString("Tab completes commands and @paths; up and down walk through earlier requests,\n")
 	b.WriteString("Ctrl+R searches them. Text typed while dev works waits at the next prompt.\n")
 	width := 0
