@@ -531,3 +531,27 @@ func TestTerminalUndoAsksAtTheAnswerPrompt(t *testing.T) {
 		t.Errorf("new.txt is still there after /undo: %v", err)
 	}
 }
+
+// Type-ahead keeps letters beyond ASCII whole.
+func TestTerminalTypeAheadKeepsEveryLetter(t *testing.T) {
+	w := newWorld(t, nil)
+	arrived, release := make(chan struct{}), make(chan struct{})
+	w.srv.Script(held(arrived, release, done("First answer.")), done("Second answer."))
+	term := w.startTerminal(t.Context(), "--no-audit")
+	term.prompt("› ")
+	term.typeLine("first request")
+	waitFor(t, arrived, "the first request")
+	term.key("café über")
+	close(release)
+	term.expect("First answer.")
+	term.expect("café über")
+	term.expect("\x1b[?25h")
+	term.key("\r")
+	term.expect("Second answer.")
+	term.prompt("› ")
+	term.key("\x04")
+	term.exitCode()
+	if reqs := w.srv.Requests(); len(reqs) != 2 || !strings.Contains(lastUser(reqs[1]), "<user_request>\ncafé über\n</user_request>") {
+		t.Fatalf("%d requests; the second: %q", len(reqs), lastUser(reqs[len(reqs)-1]))
+	}
+}

@@ -138,7 +138,7 @@ func (e *editor) read(prompt string) (string, error) {
 	e.shell.Prompt.Primary(func() string { return prompt })
 	if typed := e.ahead.take(); typed != "" {
 		// As a paste: its newlines stay in the message, nothing is sent.
-		e.shell.Keys.Feed(false, []rune("\x1b[200~"+typed+"\x1b[201~")...)
+		e.shell.Keys.Feed(false, asKeys("\x1b[200~"+typed+"\x1b[201~")...)
 	}
 	for {
 		line, err := e.shell.Readline()
@@ -177,6 +177,16 @@ func (e *editor) typeAhead(on bool) {
 }
 
 func (e *editor) restore() { e.ahead.stop() }
+
+// asKeys are the bytes of s as the editor reads fed keys: one byte each
+// (it cuts a fed character to its low byte, and é became U+FFFD).
+func asKeys(s string) []rune {
+	keys := make([]rune, len(s))
+	for i := range len(s) {
+		keys[i] = rune(s[i])
+	}
+	return keys
+}
 
 func ascii(s string) bool {
 	for i := 0; i < len(s); i++ {
