@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,16 +30,23 @@ type terminal struct {
 	mu     sync.Mutex
 	screen bytes.Buffer // everything written to the terminal
 	seen   int          // how much of screen expect has consumed
+	asked  int          // how much of screen was searched for cursor queries
 	grew   chan struct{}
 	done   chan struct{}
 }
 
 func (w *world) startTerminal(ctx context.Context, args ...string) *terminal {
 	w.t.Helper()
+	return w.startTerminalAt(ctx, 100, args...)
+}
+
+// startTerminalAt is startTerminal on a window cols columns wide.
+func (w *world) startTerminalAt(ctx context.Context, cols uint16, args ...string) *terminal {
+	w.t.Helper()
 	cmd, _, _ := w.command(ctx, args...)
 	cmd.Stdout, cmd.Stderr = nil, nil
 	cmd.Env = append(cmd.Env, "TERM=xterm", "NO_COLOR=1")
-	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 50, Cols: 100})
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 50, Cols: cols})
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -58,14 +66,16 @@ func (term *terminal) readScreen() {
 	for {
 		n, err := term.pty.Read(buf)
 		if n > 0 {
-			chunk := buf[:n]
-			// A terminal answers "where is the cursor?" (ESC[6n).
-			for range bytes.Count(chunk, []byte("\x1b[6n")) {
+			term.mu.Lock()
+			term.screen.Write(buf[:n])
+			queries := term.cursorQueries()
+			term.mu.Unlock()
+			// A terminal answers "where is the cursor?" (ESC[6n). The line
+			// editor waits for the answer: one left unanswered (a query cut
+			// in two by the reads) would hang dev at its prompt.
+			for range queries {
 				term.pty.Write([]byte("\x1b[1;1R"))
 			}
-			term.mu.Lock()
-			term.screen.Write(chunk)
-			term.mu.Unlock()
 			select {
 			case term.grew <- struct{}{}:
 			default:
@@ -74,6 +84,23 @@ func (term *terminal) readScreen() {
 		if err != nil {
 			return
 		}
+	}
+}
+
+// cursorQueries counts the cursor queries written since the last count,
+// a query split across two reads included. Called with mu held.
+func (term *terminal) cursorQueries() int {
+	query := []byte("\x1b[6n")
+	n := 0
+	for {
+		i := bytes.Index(term.screen.Bytes()[term.asked:], query)
+		if i < 0 {
+			// What may be the start of a query stays to be searched again.
+			term.asked = max(term.asked, term.screen.Len()-len(query)+1)
+			return n
+		}
+		term.asked += i + len(query)
+		n++
 	}
 }
 
@@ -125,6 +152,18 @@ func (term *terminal) editorReady() {
 	term.t.Helper()
 	term.expect("\x1b[6n")
 	term.expect("\x1b[?25h")
+}
+
+// resize makes the window cols columns wide while the line editor waits at
+// its prompt, and waits for it to draw the prompt again at that width (it
+// goes back to the line's start with ESC[<cols>D) and to be ready.
+func (term *terminal) resize(cols uint16) {
+	term.t.Helper()
+	if err := pty.Setsize(term.pty, &pty.Winsize{Rows: 50, Cols: cols}); err != nil {
+		term.t.Fatal(err)
+	}
+	term.expect(fmt.Sprintf("\x1b[%dD", cols))
+	term.editorReady()
 }
 
 // typeLine types text at the line editor's prompt, a key at a time as a

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/creack/pty"
 	"github.com/rivo/uniseg"
 
 	"github.com/devagent/dev/llm"
@@ -166,9 +165,10 @@ func TestTerminalResizeBetweenRequests(t *testing.T) {
 	term.expect("Looked.")
 	term.prompt("› ")
 	wide := boxWidths(term.since(start))
-	if err := pty.Setsize(term.pty, &pty.Winsize{Rows: 50, Cols: 60}); err != nil {
-		t.Fatal(err)
-	}
+	// The editor draws its prompt again at once; typing while it does could
+	// lose a key (the line editor drops keys that come in one read with the
+	// terminal's answer to its cursor query).
+	term.resize(60)
 	start = term.mark()
 	term.typeLine("look again")
 	term.expect("Looked again.")
@@ -306,10 +306,7 @@ func TestTerminalASCIIAt60Columns(t *testing.T) {
 	w.srv.Script(llmtest.Response{Content: llmtest.Template("Thoughts that are long enough to wrap: "+long, "[~] count\n[ ] report",
 		llmtest.Call{Tool: "COMMAND", Input: "seq 1 30; echo " + long}),
 	}, done("| n | square |\n|---|---|\n| 2 | 4 |\n\n- "+long))
-	term := w.startTerminal(t.Context(), "--no-audit")
-	if err := pty.Setsize(term.pty, &pty.Winsize{Rows: 50, Cols: 60}); err != nil {
-		t.Fatal(err)
-	}
+	term := w.startTerminalAt(t.Context(), 60, "--no-audit")
 	term.prompt("> ")
 	term.typeLine("count")
 	start := term.mark()
@@ -357,5 +354,204 @@ func TestTerminalClosedWhileWorking(t *testing.T) {
 	}
 	if s := w.onlySession(); s.Status != "interrupted" {
 		t.Errorf("session status %q, want interrupted", s.Status)
+	}
+}
+
+// typeKeys types text a key at a time, waiting for the line editor after
+// each, as typeLine does, without Enter.
+func (term *terminal) typeKeys(text string) {
+	term.t.Helper()
+	for _, r := range text {
+		term.key(string(r))
+		term.editorReady()
+	}
+}
+
+// Tab replaces the word it completes and nothing else: what is typed after
+// a completion is kept whole. Before, typing a space after a completion
+// cut the completion's last character ("/revie main.go", "@main.g please").
+func TestTerminalTabThenTypingKeepsEveryCharacter(t *testing.T) {
+	w := newWorld(t, nil)
+	w.write(".dev/commands/review.md", "Review $ARGUMENTS for bugs.\n")
+	w.write("main.go", "package main\n")
+	w.write("my notes.md", "notes\n")
+	w.srv.Script(done("Reviewed."), done("Read it."), done("Read them."))
+	term := w.startTerminal(t.Context(), "--no-audit")
+	term.prompt("› ")
+	term.typeKeys("/rev")
+	term.key("\t")
+	term.editorReady()
+	term.typeLine(" main.go")
+	term.expect("Reviewed.")
+	term.prompt("› ")
+	term.typeKeys("look at @ma")
+	term.key("\t")
+	term.editorReady()
+	term.typeLine(" please")
+	term.expect("Read it.")
+	term.prompt("› ")
+	term.typeKeys(`and @"my`)
+	term.key("\t")
+	term.editorReady()
+	term.typeLine(" too")
+	term.expect("Read them.")
+	term.prompt("› ")
+	term.key("\x04")
+	term.exitCode()
+	reqs := w.srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want 3", len(reqs))
+	}
+	for i, want := range []string{"Review main.go for bugs.", "look at @main.go please\n", "and @\"my notes.md\" too\n"} {
+		if got := lastUser(reqs[i]); !strings.Contains(got, want) {
+			t.Errorf("request %d lacks %q:\n%s", i+1, want, got)
+		}
+	}
+}
+
+// Letters beyond ASCII are typed like any other, and Tab after them loses
+// nothing. Before, é, ü and the like (U+0080 to U+00FF) were read as Alt
+// and a key and vanished.
+func TestTerminalTypesEveryLetter(t *testing.T) {
+	w := newWorld(t, nil)
+	w.write("résumé.md", "x\n")
+	w.srv.Script(done("Read it."))
+	term := w.startTerminal(t.Context(), "--no-audit")
+	term.prompt("› ")
+	term.typeKeys("café über @résu")
+	term.key("\t")
+	term.editorReady()
+	term.typeLine(" now")
+	term.expect("Read it.")
+	term.prompt("› ")
+	term.key("\x04")
+	term.exitCode()
+	got := lastUser(w.srv.Requests()[0])
+	// Completed or not, every character typed is there.
+	if !strings.Contains(got, "café über @résu now") && !strings.Contains(got, "café über @résumé.md now") {
+		t.Errorf("the request lost what was typed:\n%s", got)
+	}
+}
+
+// Alt+Enter starts a new line of the same message, as `\` and Enter do.
+func TestTerminalAltEnterInsertsANewline(t *testing.T) {
+	w := newWorld(t, nil)
+	w.srv.Script(done("Got both lines."))
+	term := w.startTerminal(t.Context(), "--no-audit")
+	term.prompt("› ")
+	term.typeKeys("first line")
+	term.key("\x1b\r") // Alt+Enter, as terminals send it
+	term.editorReady()
+	term.typeLine("second line")
+	term.expect("Got both lines.")
+	term.prompt("› ")
+	term.key("\x04")
+	term.exitCode()
+	reqs := w.srv.Requests()
+	if len(reqs) != 1 || !strings.Contains(lastUser(reqs[0]), "<user_request>\nfirst line\nsecond line\n</user_request>") {
+		t.Fatalf("%d requests; the first: %q", len(reqs), lastUser(reqs[0]))
+	}
+}
+
+// spinnerFrames are what the live part draws while dev waits: a spinner
+// frame, or a running command's timer.
+var spinnerFrames = regexp.MustCompile(`[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]|Waiting for the model|Thinking\.\.\.`)
+
+// quietWhileAsked waits at a question long enough for the live part to
+// redraw several times if it still ran (it redraws ten times a second),
+// and fails if anything was drawn since mark. The pause is what is tested:
+// there is no event to wait for when nothing may happen.
+func (term *terminal) quietWhileAsked(mark int, what string) {
+	term.t.Helper()
+	time.Sleep(700 * time.Millisecond)
+	shown := term.since(mark)
+	if f := spinnerFrames.FindString(shown); f != "" {
+		term.t.Errorf("while %s waits, the live part draws %q:\n%q", what, f, shown)
+	}
+}
+
+// A command waiting for approval is a question, not a command running:
+// no spinner, no timer, and the answer› prompt. Before, the spinner went
+// on counting under "Run this command?" and drew over the prompt.
+func TestTerminalApprovalIsAQuestion(t *testing.T) {
+	w := newWorld(t, nil)
+	w.srv.Script(reply("List.", "COMMAND", "ls -la"), done("Listed."))
+	term := w.startTerminal(t.Context(), "--no-audit", "--approval", "edits")
+	term.prompt("› ")
+	term.typeLine("list")
+	term.expect("Run this command?")
+	mark := term.mark()
+	term.prompt("answer› ")
+	term.quietWhileAsked(mark, "an approval")
+	term.typeLine("y")
+	term.expect("Listed.")
+	term.prompt("› ")
+	term.key("\x04")
+	term.exitCode()
+	if reqs := w.srv.Requests(); len(reqs) != 2 || !strings.Contains(lastUser(reqs[1]), `tool="COMMAND" ok="true"`) {
+		t.Errorf("the approved command did not run: %q", lastUser(reqs[len(reqs)-1]))
+	}
+}
+
+// ASK_USER is a question the same way: no spinner, the answer› prompt.
+func TestTerminalAskUserIsAQuestion(t *testing.T) {
+	w := newWorld(t, nil)
+	w.srv.Script(reply("I need a name.", "ASK_USER", "Which name should it have?"), done("Named it Bob."))
+	term := w.startTerminal(t.Context(), "--no-audit")
+	term.prompt("› ")
+	term.typeLine("name something")
+	term.expect("Which name should it have?")
+	mark := term.mark()
+	term.prompt("answer› ")
+	term.quietWhileAsked(mark, "ASK_USER")
+	term.typeLine("Bob")
+	term.expect("Named it Bob.")
+	term.prompt("› ")
+	term.key("\x04")
+	term.exitCode()
+}
+
+// The rewind's question is answered at the answer› prompt like every other.
+func TestTerminalUndoAsksAtTheAnswerPrompt(t *testing.T) {
+	w := newWorld(t, nil)
+	w.srv.Script(reply("Write.", "WRITE_FILE", "new.txt\n```\nhello\n```"), done("Wrote it."))
+	term := w.startTerminal(t.Context(), "--no-audit")
+	term.prompt("› ")
+	term.typeLine("write it")
+	term.expect("Wrote it.")
+	term.prompt("› ")
+	term.typeLine("/undo")
+	term.expect("Rewind? [y/N]\r\n")
+	term.prompt("answer› ")
+	term.typeLine("y")
+	term.prompt("› ")
+	term.key("\x04")
+	term.exitCode()
+	if _, err := os.Stat(filepath.Join(w.dir, "new.txt")); !os.IsNotExist(err) {
+		t.Errorf("new.txt is still there after /undo: %v", err)
+	}
+}
+
+// Type-ahead keeps letters beyond ASCII whole.
+func TestTerminalTypeAheadKeepsEveryLetter(t *testing.T) {
+	w := newWorld(t, nil)
+	arrived, release := make(chan struct{}), make(chan struct{})
+	w.srv.Script(held(arrived, release, done("First answer.")), done("Second answer."))
+	term := w.startTerminal(t.Context(), "--no-audit")
+	term.prompt("› ")
+	term.typeLine("first request")
+	waitFor(t, arrived, "the first request")
+	term.key("café über")
+	close(release)
+	term.expect("First answer.")
+	term.expect("café über")
+	term.expect("\x1b[?25h")
+	term.key("\r")
+	term.expect("Second answer.")
+	term.prompt("› ")
+	term.key("\x04")
+	term.exitCode()
+	if reqs := w.srv.Requests(); len(reqs) != 2 || !strings.Contains(lastUser(reqs[1]), "<user_request>\ncafé über\n</user_request>") {
+		t.Fatalf("%d requests; the second: %q", len(reqs), lastUser(reqs[len(reqs)-1]))
 	}
 }

@@ -58,13 +58,19 @@ func Expand(dir, text string) (string, []Attachment) {
 	return strings.TrimRight(text, "\n") + "\n\n" + strings.Join(blocks, "\n\n"), list
 }
 
+// startsMention reports whether text[i] is an @ that begins a mention: at
+// the start of the text or after white space or an opening bracket, so
+// that e-mail addresses stay text.
+func startsMention(text string, i int) bool {
+	return text[i] == '@' && (i == 0 || strings.ContainsRune(" \t\n\r([{", rune(text[i-1])))
+}
+
 // mentions lists the paths of the @ mentions of text that name existing
-// regular files. An @ counts at the start of the text or after white space
-// or an opening bracket, so that e-mail addresses stay text.
+// regular files.
 func mentions(dir, text string) []string {
 	var out []string
 	for i := 0; i < len(text); i++ {
-		if text[i] != '@' || (i > 0 && !strings.ContainsRune(" \t\n\r([{", rune(text[i-1]))) {
+		if !startsMention(text, i) {
 			continue
 		}
 		rest := text[i+1:]
@@ -126,6 +132,33 @@ func neutralise(s string) string {
 	}
 	b.WriteString(s[last:])
 	return b.String()
+}
+
+// Typed finds the @ mention that before (the line up to the cursor) ends
+// in, read as Expand reads mentions: an @ that starts a mention, then a
+// path without white space, or a quote not closed yet. word is the text
+// after the @, for Complete; ok is false when the cursor is in no mention.
+func Typed(before string) (word string, ok bool) {
+	for i := 0; i < len(before); i++ {
+		if !startsMention(before, i) {
+			continue
+		}
+		rest := before[i+1:]
+		if strings.HasPrefix(rest, `"`) {
+			end := strings.IndexByte(rest[1:], '"')
+			if end < 0 {
+				return rest, true
+			}
+			i += 1 + end + 1
+			continue
+		}
+		end := strings.IndexAny(rest, " \t\n\r")
+		if end < 0 {
+			return rest, true
+		}
+		i += end
+	}
+	return "", false
 }
 
 // maxCandidates bounds what Complete returns.

@@ -136,3 +136,27 @@ func TestComplete(t *testing.T) {
 		}
 	}
 }
+
+func TestTyped(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		before, word string
+		ok           bool
+	}{
+		{"@", "", true},
+		{"look at @ma", "ma", true},
+		{"(@src/a", "src/a", true},
+		{`and @"my no`, `"my no`, true},
+		{`@"my notes.md" and @ot`, "ot", true},
+		{`@"my notes.md"`, "", false},
+		{"@main.go ", "", false},
+		{"mail me@exam", "", false},
+		{"no mention", "", false},
+		{"", "", false},
+	} {
+		word, ok := Typed(tt.before)
+		if word != tt.word || ok != tt.ok {
+			t.Errorf("Typed(%q) = %q, %v; want %q, %v", tt.before, word, ok, tt.word, tt.ok)
+		}
+	}
+}

@@ -10,8 +10,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/devagent/dev/app"
 	"github.com/devagent/dev/config"
 	"github.com/devagent/dev/sessions"
+	"github.com/devagent/dev/slashcmd"
 	"github.com/devagent/dev/textdist"
 	"github.com/devagent/dev/ui"
 )
@@ -34,20 +36,88 @@ var errExit = errors.New("exit")
 // sessionsShown is how many sessions /sessions and /resume list.
 const sessionsShown = 10
 
-func builtins(r *REPL) []Command {
-	return []Command{
+// What the slash commands ask of the app beyond App, each group the
+// little it needs. An app that lacks one has none of its commands.
+type (
+	// sessionSwitcher: /new, /sessions, /resume.
+	sessionSwitcher interface {
+		NewSession() error
+		Resume(id string) error
+		DirSessions() ([]*sessions.Session, error)
+	}
+	// modelSwitcher: /model.
+	modelSwitcher interface {
+		Model() string
+		SetModel(model string)
+	}
+	// compactor: /compact.
+	compactor interface {
+		Compact(ctx context.Context) (bool, error)
+	}
+	// auditSwitcher: /audit.
+	auditSwitcher interface {
+		AuditPolicy() string
+		SetAudit(policy string) error
+	}
+	// fileCommander: the slash commands defined by files (reserved: the
+	// names they may not take).
+	fileCommander interface {
+		Commands(reserved []string) ([]slashcmd.Command, []string)
+	}
+)
+
+// dev's app provides for every command: a build fails before one goes
+// missing from the prompt.
+var _ interface {
+	App
+	sessionSwitcher
+	modelSwitcher
+	compactor
+	auditSwitcher
+	fileCommander
+	timeliner
+	profileSwitcher
+} = (*app.App)(nil)
+
+// commandsFor are the slash commands of a conversation with a, in the
+// order /help lists them: each group that a provides for.
+func commandsFor(r *REPL, a App) []Command {
+	cmds := []Command{
 		{Name: "/help", Help: "this list", Run: r.help},
 		{Name: "/exit", Aliases: []string{"/quit"}, Help: "leave (or Ctrl+D, or Ctrl+C twice)",
 			Run: func(string) (string, error) { return "", errExit }},
 		{Name: "/tasks", Help: "the task list", Run: r.tasks},
-		{Name: "/new", Aliases: []string{"/clear"}, Help: "a new session in this directory", Run: r.newSession},
-		{Name: "/sessions", Help: "the sessions of this directory, the current one marked *", Run: r.sessions},
-		{Name: "/resume", Args: "[ID]", Help: "switch to another session of this directory (a 6-character prefix of its id will do)", Run: r.resume},
-		{Name: "/model", Args: "[NAME]", Help: "show the model, or switch to NAME for the next requests", Run: r.model},
-		{Name: "/compact", Help: "compress the conversation now, to free the context", Run: r.compact},
-		{Name: "/audit", Args: "[on|off|changes]", Help: "audit every DONE (on), none (off), or only after changes (changes, the default)", Run: r.audit},
-		{Name: "/last", Help: "the last tool result in full (through $PAGER when set)", Run: r.last},
 	}
+	if s, ok := a.(sessionSwitcher); ok {
+		cmds = append(cmds,
+			Command{Name: "/new", Aliases: []string{"/clear"}, Help: "a new session in this directory",
+				Run: func(string) (string, error) { return "", s.NewSession() }},
+			Command{Name: "/sessions", Help: "the sessions of this directory, the current one marked *",
+				Run: func(string) (string, error) { return "", r.sessions(s) }},
+			Command{Name: "/resume", Args: "[ID]", Help: "switch to another session of this directory (a 6-character prefix of its id will do)",
+				Run: func(arg string) (string, error) { return "", r.resume(s, arg) }})
+	}
+	if m, ok := a.(modelSwitcher); ok {
+		cmds = append(cmds, Command{Name: "/model", Args: "[NAME]", Help: "show the model, or switch to NAME for the next requests",
+			Run: func(arg string) (string, error) { r.model(m, arg); return "", nil }})
+	}
+	if c, ok := a.(compactor); ok {
+		cmds = append(cmds, Command{Name: "/compact", Help: "compress the conversation now, to free the context",
+			Run: func(string) (string, error) { return "", r.compact(c) }})
+	}
+	if au, ok := a.(auditSwitcher); ok {
+		cmds = append(cmds, Command{Name: "/audit", Args: "[on|off|changes]", Help: "audit every DONE (on), none (off), or only after changes (changes, the default)",
+			Run: func(arg string) (string, error) { return "", r.audit(au, arg) }})
+	}
+	cmds = append(cmds, Command{Name: "/last", Help: "the last tool result in full (through $PAGER when set)", Run: r.last})
+	if t, ok := a.(timeliner); ok {
+		cmds = append(cmds, timelineCommands(r, t)...)
+	}
+	if p, ok := a.(profileSwitcher); ok {
+		cmds = append(cmds, Command{Name: "/profile", Args: "[NAME]", Help: "show the model profile, or switch to NAME for the next requests",
+			Run: func(arg string) (string, error) { return "", r.profile(p, arg) }})
+	}
+	return cmds
 }
 
 // command runs a slash command line; an unknown one is named with the
@@ -94,7 +164,7 @@ func (r *REPL) say(format string, args ...any) {
 func (r *REPL) help(string) (string, error) {
 	var b strings.Builder
 	b.WriteString("Type a request and press Enter; dev works on it until it is done.\n")
-	b.WriteString("Pasted text stays one message; end a line with \\ to go on on the next one.\n")
+	b.WriteString("Pasted text stays one message; Alt+Enter (or \\ at the end of a line) starts a new line.\n")
 	b.WriteString("Tab completes commands and @paths; up and down walk through earlier requests,\n")
 	b.WriteString("Ctrl+R searches them. Text typed while dev works waits at the next prompt.\n")
 	width := 0
@@ -124,72 +194,67 @@ func (r *REPL) tasks(string) (string, error) {
 	return "", nil
 }
 
-func (r *REPL) newSession(string) (string, error) {
-	return "", r.app.NewSession()
-}
-
 // sessions lists the newest sessions of the directory, the current marked.
-func (r *REPL) sessions(string) (string, error) {
-	list, err := r.app.DirSessions()
+func (r *REPL) sessions(s sessionSwitcher) error {
+	list, err := s.DirSessions()
 	if err != nil {
-		return "", err
+		return err
 	}
-	current := r.app.Session().ID
-	if !slices.ContainsFunc(list, func(s *sessions.Session) bool { return s.ID == current }) {
-		list = append([]*sessions.Session{r.app.Session()}, list...)
+	current := r.app.Session()
+	if !slices.ContainsFunc(list, func(s *sessions.Session) bool { return s.ID == current.ID }) {
+		list = append([]*sessions.Session{current}, list...)
 	}
 	list = list[:min(len(list), sessionsShown)]
-	return "", ui.SessionTable(r.streams.Err, list, current)
+	return ui.SessionTable(r.streams.Err, list, current.ID)
 }
 
-func (r *REPL) resume(arg string) (string, error) {
+func (r *REPL) resume(s sessionSwitcher, arg string) error {
 	if arg == "" {
-		if _, err := r.sessions(""); err != nil {
-			return "", err
+		if err := r.sessions(s); err != nil {
+			return err
 		}
 		r.say("/resume ID switches to one of them (the first 6 characters of its id will do).")
-		return "", nil
+		return nil
 	}
-	return "", r.app.Resume(arg)
+	return s.Resume(arg)
 }
 
-func (r *REPL) model(arg string) (string, error) {
+func (r *REPL) model(m modelSwitcher, arg string) {
 	if arg == "" {
-		r.say("model: %s (/model NAME switches for the next requests)", r.app.Model())
-		return "", nil
+		r.say("model: %s (/model NAME switches for the next requests)", m.Model())
+		return
 	}
-	r.app.SetModel(arg)
-	r.say("model: %s for the next requests", r.app.Model())
-	return "", nil
+	m.SetModel(arg)
+	r.say("model: %s for the next requests", m.Model())
 }
 
-func (r *REPL) audit(arg string) (string, error) {
+func (r *REPL) audit(a auditSwitcher, arg string) error {
 	policy := arg
 	switch arg {
 	case "":
-		r.say("audit: %s (/audit on, off or changes)", r.app.AuditPolicy())
-		return "", nil
+		r.say("audit: %s (/audit on, off or changes)", a.AuditPolicy())
+		return nil
 	case "on":
 		policy = config.AuditAlways
 	}
-	if err := r.app.SetAudit(policy); err != nil {
-		return "", fmt.Errorf("/audit takes on, off or changes, not %q", arg)
+	if err := a.SetAudit(policy); err != nil {
+		return fmt.Errorf("/audit takes on, off or changes, not %q", arg)
 	}
-	r.say("audit: %s", r.app.AuditPolicy())
-	return "", nil
+	r.say("audit: %s", a.AuditPolicy())
+	return nil
 }
 
-func (r *REPL) compact(string) (string, error) {
+func (r *REPL) compact(c compactor) error {
 	var compacted bool
 	var err error
-	r.work(func(ctx context.Context) { compacted, err = r.app.Compact(ctx) })
+	r.work(func(ctx context.Context) { compacted, err = c.Compact(ctx) })
 	switch {
 	case err != nil:
-		return "", err
+		return err
 	case !compacted:
 		r.say("nothing to compress yet")
 	}
-	return "", nil
+	return nil
 }
 
 // last shows the last tool result in full: through $PAGER when it is set,

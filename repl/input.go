@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/reeflective/readline"
 
@@ -49,7 +50,7 @@ func historyPath(configDir, dir string) string {
 
 // newLineReader is a line editor when dev talks to a terminal, and plain
 // lines otherwise (a pipe, a script).
-func newLineReader(s *ui.Streams, complete func(line string, cursor int) []string) lineReader {
+func newLineReader(s *ui.Streams, complete completer) lineReader {
 	if s.InTTY && s.OutTTY {
 		return newEditor(complete)
 	}
@@ -58,31 +59,63 @@ func newLineReader(s *ui.Streams, complete func(line string, cursor int) []strin
 	return &plainReader{scanner: sc, out: s.Err}
 }
 
+// completer is what Tab offers at the end of before (the line up to the
+// cursor): the word it completes there, and the words that may replace it.
+type completer func(before string) (word string, candidates []string)
+
 // editor is the line editor (reeflective/readline): history in a file,
 // Ctrl+R to search it, Tab completion, pasted text kept whole (bracketed
-// paste), a line ending in `\` continued on the next, and type-ahead.
+// paste), a new line in the message with Alt+Enter or a line ending in `\`,
+// and type-ahead.
 type editor struct {
 	shell   *readline.Shell
 	history *pausable
 	ahead   typeahead
 }
 
-func newEditor(complete func(line string, cursor int) []string) *editor {
+// newlineCommand is the editor command Alt+Enter runs.
+const newlineCommand = "dev-insert-newline"
+
+// altEnter are the keys terminals send for Alt+Enter: Esc, then Enter as
+// carriage return or line feed. The library's default keymap binds each
+// also as one meta character (0x80 | key) to self-insert, which it matches
+// against the same keys and prefers: both forms are bound.
+var altEnter = []string{"\x1b\r", "\x1b\n", string(rune(0x80 | '\r')), string(rune(0x80 | '\n'))}
+
+func newEditor(complete completer) *editor {
 	shell := readline.NewShell()
 	// The terminal marks a paste, so that its newlines do not send it line
 	// by line: the library supports it, off by default.
 	_ = shell.Config.Set("enable-bracketed-paste", true)
+	// On, the library's default, every character from U+0080 to U+00FF
+	// (é, ü, ñ) is read as Alt and a key: typed é vanished. Terminals send
+	// Alt as Esc before the key, which works without it (bash turns it
+	// off for UTF-8 too).
+	_ = shell.Config.Set("convert-meta", false)
 	shell.AcceptMultiline = func(line []rune) bool {
 		return !strings.HasSuffix(strings.TrimRight(string(line), " "), `\`)
 	}
 	shell.Prompt.Secondary(func() string { return "  " })
+	shell.Keymap.Register(map[string]func(){newlineCommand: func() { shell.Cursor().InsertAt('\n') }})
+	for _, keymap := range []string{"emacs", "vi-insert"} {
+		for _, keys := range altEnter {
+			_ = shell.Config.Bind(keymap, keys, newlineCommand, false)
+		}
+	}
 	shell.Completer = func(line []rune, cursor int) readline.Completions {
-		values := complete(string(line), cursor)
-		if len(values) == 0 {
+		word, values := complete(string(line[:min(max(cursor, 0), len(line))]))
+		// The library cuts the word it replaces by its length in bytes,
+		// counted as characters: a word with a non-ASCII letter would take
+		// characters before it along.
+		if len(values) == 0 || !ascii(word) {
 			return readline.Completions{}
 		}
-		// A directory goes on without a space, so that Tab continues into it.
-		return readline.CompleteValues(values...).NoSpace('/')
+		// The candidates are whole words: nothing is added after them, so
+		// no suffix is registered for the library to take back when the
+		// next key is typed (it took back the word's last letter).
+		c := readline.CompleteValues(values...)
+		c.PREFIX = word
+		return c
 	}
 	e := &editor{shell: shell, history: &pausable{}}
 	e.ahead = newTypeahead()
@@ -105,7 +138,7 @@ func (e *editor) read(prompt string) (string, error) {
 	e.shell.Prompt.Primary(func() string { return prompt })
 	if typed := e.ahead.take(); typed != "" {
 		// As a paste: its newlines stay in the message, nothing is sent.
-		e.shell.Keys.Feed(false, []rune("\x1b[200~"+typed+"\x1b[201~")...)
+		e.shell.Keys.Feed(false, asKeys("\x1b[200~"+typed+"\x1b[201~")...)
 	}
 	for {
 		line, err := e.shell.Readline()
@@ -144,6 +177,25 @@ func (e *editor) typeAhead(on bool) {
 }
 
 func (e *editor) restore() { e.ahead.stop() }
+
+// asKeys are the bytes of s as the editor reads fed keys: one byte each
+// (it cuts a fed character to its low byte, and é became U+FFFD).
+func asKeys(s string) []rune {
+	keys := make([]rune, len(s))
+	for i := range len(s) {
+		keys[i] = rune(s[i])
+	}
+	return keys
+}
+
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
 
 // pausable is a history source that records nothing while paused: answers
 // to ASK_USER are not requests worth recalling.

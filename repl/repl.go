@@ -33,29 +33,15 @@ type Interrupts interface {
 	Ending() bool
 }
 
-// App is what interactive mode asks of the application layer (an
-// *app.App).
+// App is what a conversation needs of the application layer (an
+// *app.App): to run requests and the user's !commands in a session. The
+// slash commands ask for more, each group the little it needs (see
+// commandsFor); an app without it has none of those commands.
 type App interface {
 	Run(ctx context.Context, request string) app.Result
-	Session() *sessions.Session
-	NewSession() error
-	Resume(id string) error
-	DirSessions() ([]*sessions.Session, error)
-	Model() string
-	SetModel(model string)
-	AuditPolicy() string
-	SetAudit(policy string) error
-	Compact(ctx context.Context) (bool, error)
 	// Shell runs the user's !command; its output joins the conversation.
 	Shell(ctx context.Context, command string) tools.Result
-	// Commands are the slash commands defined by files (reserved: the
-	// built-in names they may not take).
-	Commands(reserved []string) ([]slashcmd.Command, []string)
-	// Timeline is the session's checkpoints; nil when they are off.
-	Timeline() *app.Timeline
-	// Profile is the active profile ("" for none); SetProfile switches.
-	Profile() (name string, names []string)
-	SetProfile(name string) error
+	Session() *sessions.Session
 }
 
 // Screen is what commands show through the terminal renderer (a
@@ -64,6 +50,9 @@ type Screen interface {
 	Last() (ui.LastResult, bool)
 	Tasks(tasks []parser.Task)
 	Box(title, text string)
+	// Question stops the live part (spinner, timers) while a question
+	// waits; answered starts it again.
+	Question() (answered func())
 }
 
 // Options are what a conversation needs besides the app.
@@ -83,7 +72,8 @@ type REPL struct {
 	streams  *ui.Streams
 	input    lineReader
 	app      App
-	commands []Command
+	commands []Command // those of the app (see Run), then those added
+	added    []Command
 
 	mu     sync.Mutex
 	cancel context.CancelFunc // of the request running, nil at the prompt
@@ -105,7 +95,6 @@ func New(o Options) *REPL {
 		o.Env = func(string) string { return "" }
 	}
 	r := &REPL{opts: o, streams: o.Streams}
-	r.commands = append(builtins(r), timelineCommands(r)...)
 	r.input = newLineReader(o.Streams, r.complete)
 	return r
 }
@@ -114,6 +103,12 @@ func New(o Options) *REPL {
 // (e.g. /diff, /undo, /profile, or commands defined in files). A command
 // of the same name is replaced.
 func (r *REPL) Add(c Command) {
+	r.added = append(r.added, c)
+	r.put(c)
+}
+
+// put adds c to the commands, in place of one of the same name.
+func (r *REPL) put(c Command) {
 	for i, old := range r.commands {
 		if old.Name == c.Name {
 			r.commands[i] = c
@@ -131,8 +126,8 @@ func (r *REPL) Restore() { r.input.restore() }
 // result, and is not kept in the prompt's history. Ctrl+C instead of an
 // answer interrupts the request, like Ctrl+C anywhere else while dev works.
 func (r *REPL) Ask(ctx context.Context, question string) (string, error) {
-	fmt.Fprintln(r.streams.Err, "\n"+strings.TrimSpace(question))
-	answer, err := r.input.ask("answer" + r.promptMark())
+	answered := r.opts.Screen.Question()
+	answer, err := r.question(question)
 	switch {
 	case errors.Is(err, errCtrlC):
 		r.interrupt()
@@ -144,14 +139,23 @@ func (r *REPL) Ask(ctx context.Context, question string) (string, error) {
 	case ctx.Err() != nil:
 		return "", ctx.Err()
 	}
+	// Only an answer lets the work go on: after an interruption the live
+	// part stays stopped.
+	answered()
 	return answer, nil
+}
+
+// question shows a question and reads its answer at the answer› prompt,
+// the same for every question dev asks.
+func (r *REPL) question(question string) (string, error) {
+	fmt.Fprintln(r.streams.Err, "\n"+strings.TrimSpace(question))
+	return r.input.ask("answer" + r.promptMark())
 }
 
 // Run is the conversation with a: each message runs until it is done, then
 // the prompt returns. It ends when the user leaves.
 func (r *REPL) Run(a App) error {
-	r.app = a
-	r.addFileCommands()
+	r.start(a)
 	r.input.useHistory(historyPath(r.opts.ConfigDir, a.Session().WorkingDirectory))
 	defer r.input.restore()
 	if r.streams.InTTY {
@@ -202,6 +206,17 @@ func (r *REPL) Run(a App) error {
 	return nil
 }
 
+// start makes a the conversation's app, and the commands it provides for
+// the prompt's, with those added and those defined by files.
+func (r *REPL) start(a App) {
+	r.app = a
+	r.commands = commandsFor(r, a)
+	for _, c := range r.added {
+		r.put(c)
+	}
+	r.addFileCommands()
+}
+
 // request runs one message; Ctrl+C interrupts it and returns to the
 // prompt. What is typed meanwhile is kept for the next prompt.
 func (r *REPL) request(text string) {
@@ -249,12 +264,16 @@ func (r *REPL) shell(command string) {
 // commands of the prompt: /help lists them, Tab completes them, and each
 // sends its file's text as the request.
 func (r *REPL) addFileCommands() {
-	cmds, warnings := r.app.Commands(r.names())
+	files, ok := r.app.(fileCommander)
+	if !ok {
+		return
+	}
+	cmds, warnings := files.Commands(r.names())
 	for _, w := range warnings {
 		r.say("dev: warning: %s", w)
 	}
 	for _, c := range cmds {
-		r.Add(Command{Name: "/" + c.Name, Args: "[ARGS]", Help: c.Description, Run: func(arg string) (string, error) {
+		r.put(Command{Name: "/" + c.Name, Args: "[ARGS]", Help: c.Description, Run: func(arg string) (string, error) {
 			text, _, _ := slashcmd.Expand([]slashcmd.Command{c}, strings.TrimSpace("/"+c.Name+" "+arg))
 			return text, nil
 		}})

@@ -93,13 +93,17 @@ func (s *script) useHistory(string)                 {}
 func (s *script) typeAhead(bool)                    {}
 func (s *script) restore()                          {}
 
-type noScreen struct{ boxes []string }
+type noScreen struct {
+	boxes               []string
+	questions, answered int
+}
 
 func (*noScreen) Last() (ui.LastResult, bool) {
 	return ui.LastResult{Title: "COMMAND ls", Output: "a\nb"}, true
 }
 func (*noScreen) Tasks([]parser.Task)      {}
 func (n *noScreen) Box(title, text string) { n.boxes = append(n.boxes, title+":"+text) }
+func (n *noScreen) Question() func()       { n.questions++; return func() { n.answered++ } }
 
 type never struct{}
 
@@ -187,36 +191,45 @@ func TestCtrlCTwice(t *testing.T) {
 func TestCompletion(t *testing.T) {
 	t.Parallel()
 	r, a, _, _ := newTestREPL(t, time.Millisecond)
-	r.app = a
+	r.start(a)
 	dir := a.sess.WorkingDirectory
-	for _, p := range []string{"main.go", "main_test.go", "docs/guide.md", ".hidden"} {
+	for _, p := range []string{"main.go", "main_test.go", "docs/guide.md", ".hidden", "my notes.md", ".git/config"} {
 		os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755)
 		os.WriteFile(filepath.Join(dir, p), nil, 0o644)
 	}
 	for _, tt := range []struct {
-		line string
-		want []string
+		before, word string
+		want         []string
 	}{
-		{"/he", []string{"/help"}},
-		{"/", nil}, // checked below: every command
-		{"/mo", []string{"/model"}},
-		{"fix /he", nil}, // not the first word
-		{"look at @ma", []string{"@main.go", "@main_test.go"}},
-		{"@do", []string{"@docs/"}},
-		{"@docs/g", []string{"@docs/guide.md"}},
-		{"@.h", []string{"@.hidden"}},
-		{"@../", nil},
+		{"/he", "/he", []string{"/help"}},
+		{"/", "/", nil}, // checked below: every command
+		{"  /mo", "/mo", []string{"/model"}},
+		{"fix /he", "", nil},   // not the first word
+		{"/model qw", "", nil}, // an argument
+		{"look at @ma", "@ma", []string{"@main.go", "@main_test.go"}},
+		{"@do", "@do", []string{"@docs/"}},
+		{"@docs/g", "@docs/g", []string{"@docs/guide.md"}},
+		{"@.h", "@.h", []string{"@.hidden"}},
+		{"@.g", "@.g", nil},                              // never .git
+		{"@my", "@my", nil},                              // a quoted candidate would not go on from @my
+		{`and @"my`, `@"my`, []string{`@"my notes.md"`}}, // so the quote comes first
+		{"mail me@ma", "", nil},                          // an address, not a mention
+		{"@main.go ", "", nil},                           // after the mention
 	} {
-		got := r.complete(tt.line, len(tt.line))
-		slices.Sort(got)
-		if tt.line == "/" {
+		word, got := r.complete(tt.before)
+		if tt.before == "/" {
 			if len(got) < 10 || !slices.Contains(got, "/clear") {
-				t.Errorf("%q: %q", tt.line, got)
+				t.Errorf("%q: %q", tt.before, got)
 			}
 			continue
 		}
-		if !slices.Equal(got, tt.want) {
-			t.Errorf("complete(%q) = %q, want %q", tt.line, got, tt.want)
+		if word != tt.word || !slices.Equal(got, tt.want) {
+			t.Errorf("complete(%q) = %q, %q; want %q, %q", tt.before, word, got, tt.word, tt.want)
+		}
+		for _, c := range got {
+			if !strings.HasPrefix(c, word) {
+				t.Errorf("complete(%q): %q does not go on from %q", tt.before, c, word)
+			}
 		}
 	}
 }
@@ -255,6 +268,59 @@ func TestPromptIsASCIIWithoutUTF8(t *testing.T) {
 		r.Run(a)
 		if got := r.input.(*script).prompts; len(got) != 1 || got[0] != want {
 			t.Errorf("unicode %v: prompts %q", unicode, got)
+		}
+	}
+}
+
+// Every question stops the live part and is answered at the answer›
+// prompt; the live part comes back only with an answer.
+func TestAskIsAQuestion(t *testing.T) {
+	t.Parallel()
+	r, _, out, screen := newTestREPL(t, time.Millisecond, "y", errCtrlC)
+	r.streams.Unicode = true
+	if answer, err := r.Ask(context.Background(), "Run this command?\n  ls -la"); answer != "y" || err != nil {
+		t.Fatalf("Ask = %q, %v", answer, err)
+	}
+	if _, err := r.Ask(context.Background(), "Which name?"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Ctrl+C at a question: %v", err)
+	}
+	if got := r.input.(*script).prompts; !slices.Equal(got, []string{"answer› ", "answer› "}) {
+		t.Errorf("prompts %q", got)
+	}
+	if screen.questions != 2 || screen.answered != 1 {
+		t.Errorf("%d questions stopped the live part, %d answers started it again; want 2, 1", screen.questions, screen.answered)
+	}
+	if !strings.Contains(out.String(), "Run this command?\n  ls -la\n") {
+		t.Errorf("the question is not shown: %q", out.String())
+	}
+}
+
+// bareApp runs requests and nothing more.
+type bareApp struct{ sess *sessions.Session }
+
+func (bareApp) Run(context.Context, string) app.Result { return app.Result{} }
+func (bareApp) Shell(context.Context, string) tools.Result {
+	return tools.Result{}
+}
+func (b bareApp) Session() *sessions.Session { return b.sess }
+
+// A command whose needs the app does not meet is left out: /help does not
+// list it, and it is unknown.
+func TestCommandsFollowTheApp(t *testing.T) {
+	t.Parallel()
+	r, a, out, _ := newTestREPL(t, time.Millisecond, "/help", "/model", "/exit")
+	if err := r.Run(bareApp{sess: a.sess}); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	for _, want := range []string{"/help", "/tasks", "/last", "unknown command /model"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("lacks %q:\n%s", want, got)
+		}
+	}
+	for _, missing := range []string{"/resume", "/compact", "/audit", "/rewind", "/profile"} {
+		if strings.Contains(got, missing) {
+			t.Errorf("lists %s, which the app cannot serve:\n%s", missing, got)
 		}
 	}
 }

@@ -12,88 +12,108 @@ import (
 
 // The commands of checkpoints (SPEC §12) and profiles (SPEC §14).
 
-func timelineCommands(r *REPL) []Command {
+type (
+	// timeliner: /checkpoints, /diff, /undo, /rewind.
+	timeliner interface {
+		// Timeline is the session's checkpoints; nil when they are off.
+		Timeline() *app.Timeline
+	}
+	// profileSwitcher: /profile.
+	profileSwitcher interface {
+		// Profile is the active profile ("" for none) and all of them.
+		Profile() (name string, names []string)
+		SetProfile(name string) error
+		Model() string
+	}
+)
+
+func timelineCommands(r *REPL, tl timeliner) []Command {
 	return []Command{
-		{Name: "/checkpoints", Help: "the checkpoints of this session: what changed at each", Run: r.checkpoints},
-		{Name: "/diff", Help: "what the last request changed in the directory", Run: r.diff},
-		{Name: "/undo", Help: "undo the last request: rewind to the checkpoint before it (asks first)", Run: r.undo},
-		{Name: "/rewind", Args: "N", Help: "rewind the directory and the conversation to checkpoint N (asks first)", Run: r.rewind},
-		{Name: "/profile", Args: "[NAME]", Help: "show the model profile, or switch to NAME for the next requests", Run: r.profile},
+		{Name: "/checkpoints", Help: "the checkpoints of this session: what changed at each",
+			Run: func(string) (string, error) { return "", r.checkpoints(tl) }},
+		{Name: "/diff", Help: "what the last request changed in the directory",
+			Run: func(string) (string, error) { return "", r.diff(tl) }},
+		{Name: "/undo", Help: "undo the last request: rewind to the checkpoint before it (asks first)",
+			Run: func(string) (string, error) { return "", r.undo(tl) }},
+		{Name: "/rewind", Args: "N", Help: "rewind the directory and the conversation to checkpoint N (asks first)",
+			Run: func(arg string) (string, error) { return "", r.rewind(tl, arg) }},
 	}
 }
 
 // errNoCheckpoints: checkpoints are off for this session.
 var errNoCheckpoints = errors.New("checkpoints are off for this session (checkpoints: false, or they could not work here)")
 
-func (r *REPL) timeline() (*app.Timeline, error) {
-	t := r.app.Timeline()
+// timeline is the session's timeline as it is now: /new and /resume
+// change the session, and with it the timeline.
+func timeline(tl timeliner) (*app.Timeline, error) {
+	t := tl.Timeline()
 	if t == nil {
 		return nil, errNoCheckpoints
 	}
 	return t, nil
 }
 
-func (r *REPL) checkpoints(string) (string, error) {
-	t, err := r.timeline()
+func (r *REPL) checkpoints(tl timeliner) error {
+	t, err := timeline(tl)
 	if err != nil {
-		return "", err
+		return err
 	}
 	list, err := t.List(context.Background())
 	if err != nil {
-		return "", err
+		return err
 	}
 	if len(list) == 0 {
 		r.say("no checkpoints yet: the first is taken when a request starts")
-		return "", nil
+		return nil
 	}
 	ui.Checkpoints(r.streams.Err, list)
-	return "", nil
+	return nil
 }
 
-func (r *REPL) diff(string) (string, error) {
-	t, err := r.timeline()
+func (r *REPL) diff(tl timeliner) error {
+	t, err := timeline(tl)
 	if err != nil {
-		return "", err
+		return err
 	}
 	from, ok := t.LastRequest()
 	if !ok {
 		r.say("no request yet")
-		return "", nil
+		return nil
 	}
 	diffs, err := t.Diff(context.Background(), &from, nil)
 	if err != nil {
-		return "", err
+		return err
 	}
 	if len(diffs) == 0 {
 		r.say("the last request changed nothing in the directory")
-		return "", nil
+		return nil
 	}
-	return "", ui.Diffs(r.streams.Err, diffs, ui.DiffStyle{Color: r.streams.Color, Terminal: true})
+	return ui.Diffs(r.streams.Err, diffs, ui.DiffStyle{Color: r.streams.Color, Terminal: true})
 }
 
-func (r *REPL) undo(string) (string, error) {
-	t, err := r.timeline()
+func (r *REPL) undo(tl timeliner) error {
+	t, err := timeline(tl)
 	if err != nil {
-		return "", err
+		return err
 	}
 	n, ok := t.LastRequest()
 	if !ok {
 		r.say("nothing to undo: no request yet")
-		return "", nil
+		return nil
 	}
-	return "", r.rewindTo(t, n)
+	return r.rewindTo(t, n)
 }
 
-func (r *REPL) rewind(arg string) (string, error) {
+func (r *REPL) rewind(tl timeliner, arg string) error {
 	n, err := app.ParseNumber(arg)
 	if err != nil {
-		return "", errors.New("usage: /rewind N (/checkpoints lists the numbers): " + err.Error())
+		return errors.New("usage: /rewind N (/checkpoints lists the numbers): " + err.Error())
 	}
-	t, err := r.timeline()
+	t, err := timeline(tl)
 	if err != nil {
-		return "", err
+		return err
 	}
-	return "", r.rewindTo(t, n)
+	return r.rewindTo(t, n)
 }
 
 // rewindTo shows what a rewind to n changes, asks, and does it.
@@ -107,7 +127,7 @@ func (r *REPL) rewindTo(t *app.Timeline, n int) error {
 		return err
 	}
 	ui.RewindPlan(r.streams.Err, plan, false)
-	answer, err := r.input.ask("Rewind? [y/N]" + r.promptMark())
+	answer, err := r.question("Rewind? [y/N]")
 	if err != nil || !strings.HasPrefix(strings.ToLower(strings.TrimSpace(answer)), "y") {
 		r.say("nothing changed")
 		return nil
@@ -120,8 +140,8 @@ func (r *REPL) rewindTo(t *app.Timeline, n int) error {
 	return nil
 }
 
-func (r *REPL) profile(arg string) (string, error) {
-	name, names := r.app.Profile()
+func (r *REPL) profile(p profileSwitcher, arg string) error {
+	name, names := p.Profile()
 	if arg == "" {
 		switch {
 		case len(names) == 0:
@@ -129,13 +149,13 @@ func (r *REPL) profile(arg string) (string, error) {
 		case name == "":
 			r.say("no profile active; the profiles are: %s", strings.Join(names, ", "))
 		default:
-			r.say("profile %s (model %s); the profiles are: %s", name, r.app.Model(), strings.Join(names, ", "))
+			r.say("profile %s (model %s); the profiles are: %s", name, p.Model(), strings.Join(names, ", "))
 		}
-		return "", nil
+		return nil
 	}
-	if err := r.app.SetProfile(arg); err != nil {
-		return "", err
+	if err := p.SetProfile(arg); err != nil {
+		return err
 	}
-	r.say("profile %s: model %s from the next request", arg, r.app.Model())
-	return "", nil
+	r.say("profile %s: model %s from the next request", arg, p.Model())
+	return nil
 }

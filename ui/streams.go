@@ -59,13 +59,27 @@ func System(env Env) *Streams {
 		if w, _, err := term.GetSize(int(os.Stderr.Fd())); err == nil && w > 0 {
 			s.Width = w
 		}
-		s.WidthNow = watchWidth(int(os.Stderr.Fd()), s.Width)
+		s.WidthNow = widthNow(int(os.Stderr.Fd()), s.Width)
 	}
 	_, noColor := lookup(env, "NO_COLOR")
 	s.Color = s.ErrTTY && !noColor && env("TERM") != "dumb"
 	s.OutColor = s.OutTTY && !noColor && env("TERM") != "dumb"
 	s.Unicode = unicodeLocale(env)
 	return s
+}
+
+// widthNow reads the width of the terminal on fd whenever it is asked (one
+// ioctl), so that what is drawn fits the window as it is at that moment.
+// Following SIGWINCH instead left a gap: the signal is taken in by another
+// goroutine, and a frame drawn right after a resize, before that goroutine
+// ran (a user typing at once, a busy machine), had the old width.
+func widthNow(fd, initial int) func() int {
+	return func() int {
+		if w, _, err := term.GetSize(fd); err == nil && w > 0 {
+			return w
+		}
+		return initial
+	}
 }
 
 func lookup(env Env, key string) (string, bool) {
