@@ -40,9 +40,13 @@ func (d *devCmd) mcp(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	sb, err := app.MCPSandbox(cfg, dir, cwd)
+	if err != nil {
+		return err
+	}
 	ctx, done := d.intr.Work(context.Background())
 	defer done()
-	set := mcp.Connect(ctx, app.MCPServers(cfg), mcp.Options{Dir: cwd, ClientName: "dev", ClientVersion: d.version})
+	set := mcp.Connect(ctx, app.MCPServers(cfg), mcp.Options{Dir: cwd, ClientName: "dev", ClientVersion: d.version, Sandbox: sb})
 	defer set.Close()
 	return mcp.WriteReport(d.streams.Out, set.Servers(), c.Bool("verbose"))
 }
