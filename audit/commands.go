@@ -19,7 +19,8 @@ import (
 
 // auditEnv is added to the environment of the auditor's commands: git
 // takes no optional locks, so `git status` does not rewrite .git/index,
-// and Python writes no .pyc files into the workspace.
+// and Python writes no .pyc files into the workspace. gitSafety adds what
+// keeps git from running the repository's programs.
 var auditEnv = []string{"GIT_OPTIONAL_LOCKS=0", "PYTHONDONTWRITEBYTECODE=1"}
 
 // policy decides which commands the auditor may run, and how.
@@ -157,8 +158,16 @@ func (t commandTool) Run(ctx context.Context, env *tools.Env, input string) tool
 		return tools.Result{Tool: tools.Command, Summary: command, Command: command, ExitCode: -1,
 			Output: "Refused: " + why}
 	}
-	extra := auditEnv
-	if key, _ := commandKey(argv); key == "git" {
+	// Every command gets the git settings, not only git: go build stamps
+	// binaries with what git status says.
+	var global []string
+	key, _ := commandKey(argv)
+	if key == "git" {
+		global = argv[1:gitSubcommand(argv)]
+	}
+	extra := append(slices.Clone(auditEnv), gitSafety(ctx, env.Dir, global)...)
+	if key == "git" {
+		argv = gitNoDriversArgs(argv)
 		// GIT_OPTIONAL_LOCKS=0 keeps git status from refreshing the
 		// index, but not git diff: git gets a copy of the index to
 		// refresh, and the repository's own is never written.
@@ -169,7 +178,7 @@ func (t commandTool) Run(ctx context.Context, env *tools.Env, input string) tool
 		}
 		defer cleanup()
 		if index != "" {
-			extra = append(slices.Clone(extra), "GIT_INDEX_FILE="+index)
+			extra = append(extra, "GIT_INDEX_FILE="+index)
 		}
 	}
 	return tools.RunArgs(ctx, env, command, prepare(argv), extra)
