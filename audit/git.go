@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/devagent/dev/shell"
 )
 
 // The audit's git runs no program that the repository's own configuration
@@ -128,16 +130,12 @@ var gitNoDrivers = map[string][]string{
 	"grep":        {"--no-textconv"},
 }
 
-// gitValued are git's options before the subcommand that take the next
-// word as their value.
-var gitValued = []string{"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env"}
-
 // gitSubcommand is the index of the subcommand in a git argument vector
 // (len(argv) when there is none).
 func gitSubcommand(argv []string) int {
 	i := 1
 	for i < len(argv) && strings.HasPrefix(argv[i], "-") {
-		if slices.Contains(gitValued, argv[i]) {
+		if valued, _ := shell.GlobalOption("git", argv[i]); valued {
 			i++
 		}
 		i++
