@@ -158,15 +158,12 @@ func (t commandTool) Run(ctx context.Context, env *tools.Env, input string) tool
 		return tools.Result{Tool: tools.Command, Summary: command, Command: command, ExitCode: -1,
 			Output: "Refused: " + why}
 	}
-	// Every command gets the git settings, not only git: go build stamps
-	// binaries with what git status says.
-	var global []string
-	key, _ := commandKey(argv)
-	if key == "git" {
-		global = argv[1:gitSubcommand(argv)]
-	}
-	extra := append(slices.Clone(auditEnv), gitSafety(ctx, env.Dir, global)...)
-	if key == "git" {
+	extra := auditEnv
+	if key, _ := commandKey(argv); key == "git" {
+		// Only git gets the settings that keep it from running the
+		// repository's programs: a project's tests and builds run its
+		// code anyway, and may need git as the user set it up.
+		extra = append(slices.Clone(extra), gitSafety(ctx, env.Dir, argv[1:gitSubcommand(argv)])...)
 		argv = gitNoDriversArgs(argv)
 		// GIT_OPTIONAL_LOCKS=0 keeps git status from refreshing the
 		// index, but not git diff: git gets a copy of the index to

@@ -18,8 +18,7 @@ import (
 // and .gitattributes, and git status or git diff would run what they
 // name. Settings given in GIT_CONFIG_COUNT/KEY/VALUE have the priority of
 // `git -c` over every configuration file, and reach the git processes
-// that git itself or another audit command (go build's version stamping)
-// starts.
+// that git itself starts (in a submodule).
 
 // gitOverrides replace the settings whose value git runs as a program, or
 // that make it run one, whatever the repository says.
