@@ -244,21 +244,7 @@ func hasOption(args []shell.Word, short string, long ...string) bool {
 	return false
 }
 
-func recursiveOrForce(args []shell.Word) bool {
-	return hasOption(args, "rRf", "--recursive", "--force")
-}
-
 func recursive(args []shell.Word) bool { return hasOption(args, "R", "--recursive") }
-
-func anyTarget(args []shell.Word, match func(string) bool) bool {
-	_, operands := options(args)
-	for _, o := range operands {
-		if match(o.Text) {
-			return true
-		}
-	}
-	return false
-}
 
 // isRoot reports whether a target is the root directory or everything in
 // it: "/", "//", "/.", "/*", "/..".

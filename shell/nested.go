@@ -16,7 +16,8 @@ import (
 // <(…)`) they cannot be read, and the command is Opaque. A script file
 // (`sh x.sh`, `sh < x.sh`) is not read. What xargs reads and what find
 // finds are the Fill of the command they run.
-func (r *reader) inner(c Command, depth int) error {
+func (r *reader) inner(i, depth int) error {
+	c := r.script.Commands[i]
 	prog := c.Program()
 	if prog == "" {
 		// An unknown program given -c may be a shell: read its line.
@@ -35,7 +36,7 @@ func (r *reader) inner(c Command, depth int) error {
 		}
 		if hasOperand(args) && !readsStdin(args) {
 			if procSubst(firstOperand(args)) {
-				r.opaque(c, "a shell running what a process substitution prints")
+				r.opaque(i, "a shell running what a process substitution prints")
 			}
 			return nil
 		}
@@ -53,12 +54,12 @@ func (r *reader) inner(c Command, depth int) error {
 			return r.read(*c.piped, prog+" (piped)", depth+1)
 		}
 		if c.inPipe {
-			r.opaque(c, "a shell reading its commands from a pipe")
+			r.opaque(i, "a shell reading its commands from a pipe")
 		}
 		return nil
 	case prog == "source" || prog == ".":
 		if len(args) > 0 && procSubst(args[0]) {
-			r.opaque(c, "a shell running what a process substitution prints")
+			r.opaque(i, "a shell running what a process substitution prints")
 		}
 		return nil
 	case prog == "eval":
@@ -103,27 +104,15 @@ func (r *reader) wrapped(c Command, depth int) error {
 		return &Error{Line: joinText(c.Words), Via: c.Via, Err: errTooDeep}
 	}
 	r.script.Commands = append(r.script.Commands, c)
-	return r.inner(c, depth+1)
+	return r.inner(len(r.script.Commands)-1, depth+1)
 }
 
-// opaque marks the command c (recorded last, or earlier) as running what
-// cannot be read.
-func (r *reader) opaque(c Command, why string) {
-	for i := len(r.script.Commands) - 1; i >= 0; i-- {
-		if sameCommand(r.script.Commands[i], c) {
-			r.script.Commands[i].Opaque = why
-			return
-		}
-	}
-}
-
-func sameCommand(a, b Command) bool {
-	return a.Via == b.Via && joinText(a.Words) == joinText(b.Words) && a.Opaque == ""
-}
+// opaque marks command i as running what cannot be read.
+func (r *reader) opaque(i int, why string) { r.script.Commands[i].Opaque = why }
 
 // alias reads, for a command named like an alias the line defines, the
-// command the alias makes of it.
-// An alias's own commands are not expanded again (`alias ls='ls -F'`).
+// command the alias makes of it. An alias's own commands are not
+// expanded again (`alias ls='ls -F'`).
 func (r *reader) alias(c Command, depth int) error {
 	value, ok := r.aliases[c.Name()]
 	if !ok || len(c.Words) == 0 || !c.Words[0].Static || c.Via == "alias" {

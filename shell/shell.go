@@ -2,10 +2,14 @@
 // without running anything. Words splits a line into the arguments a shell
 // would pass to a program and says what in it a shell would act on; Parse
 // finds every simple command a line would start: in pipelines, lists,
-// subshells, functions, `$(…)` and backticks, and in the command lines
+// subshells, functions, `$(…)` and backticks, in the command lines
 // handed to other programs (`sh -c`, `eval`, `env`, `xargs`, `find -exec`,
-// …). Policies (which commands are denied, allowed or read-only) are the
-// callers'; this package only reads. It is built on mvdan.cc/sh/v3/syntax.
+// …), in the scripts given to a shell by a here-document or an echo
+// piped in, and in the line's aliases; and it says what only the running
+// shell can know (Word.Unknown, Command.Fill, Command.Opaque,
+// Script.Values). Policies (which commands are denied, allowed or
+// read-only) are the callers'; this package only reads. It is built on
+// mvdan.cc/sh/v3/syntax.
 package shell
 
 import (
@@ -192,13 +196,13 @@ func (r *reader) read(src, via string, depth int) error {
 	if err != nil {
 		return &Error{Line: src, Via: via, Err: err}
 	}
-	var nested []Command // read after the walk, so the order stays outer first
+	var nested []int // indexes in Commands, read after the walk so the order stays outer first
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch x := n.(type) {
 		case *syntax.Stmt:
 			if c, ok := r.stmt(src, x, via); ok {
 				r.script.Commands = append(r.script.Commands, c)
-				nested = append(nested, c)
+				nested = append(nested, len(r.script.Commands)-1)
 			}
 		case *syntax.BinaryCmd:
 			if x.Op == syntax.Pipe || x.Op == syntax.PipeAll {
@@ -217,13 +221,13 @@ func (r *reader) read(src, via string, depth int) error {
 		}
 		return true
 	})
-	for _, c := range nested {
-		if err := r.inner(c, depth); err != nil {
+	for _, i := range nested {
+		if err := r.inner(i, depth); err != nil {
 			return err
 		}
 	}
-	for _, c := range nested {
-		if err := r.alias(c, depth); err != nil {
+	for _, i := range nested {
+		if err := r.alias(r.script.Commands[i], depth); err != nil {
 			return err
 		}
 	}
