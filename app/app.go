@@ -29,6 +29,7 @@ import (
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/prompts"
 	"github.com/devagent/dev/reaper"
+	"github.com/devagent/dev/redact"
 	"github.com/devagent/dev/sandbox"
 	"github.com/devagent/dev/sessions"
 	"github.com/devagent/dev/step"
@@ -99,6 +100,7 @@ type App struct {
 	roots     []string            // writableRoots, absolute
 	approvals guard.Approvals     // what must be asked; "always" answers
 	mask      func(string) string // secret redaction; nil when off
+	redactor  *redact.Redactor    // the same, for streams (saved output); nil when off
 	sandbox   *sandbox.Sandbox    // nil when off; made per session
 	// sandboxWarned: what the sandbox cannot do here was said.
 	sandboxWarned bool
@@ -339,6 +341,7 @@ func (a *App) wire() {
 		Interactive:    !a.opts.Automated,
 		CommandTimeout: time.Duration(cfg.CommandTimeout) * time.Second,
 		OutputDir:      a.outputDir(),
+		Spills:         tools.NewSpills(a.redactor),
 		Ask:            a.opts.Ask,
 		Background:     a.bg,
 		Deny:           a.deny,
@@ -393,7 +396,7 @@ func (a *App) wire() {
 			ExtraBody:   cfg.ExtraBody,
 			// The auditor's commands run where the worker's do, but never
 			// ask and never go to the background.
-			Env: &tools.Env{Dir: env.Dir, CommandTimeout: env.CommandTimeout, OutputDir: env.OutputDir,
+			Env: &tools.Env{Dir: env.Dir, CommandTimeout: env.CommandTimeout, OutputDir: env.OutputDir, Spills: env.Spills,
 				Deny: env.Deny, Sandbox: env.Sandbox, Groups: env.Groups, Live: a.liveOutput(event.Auditor)},
 			Mask:              a.mask,
 			Commands:          cfg.AuditCommands,

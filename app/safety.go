@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/devagent/dev/config"
+	"github.com/devagent/dev/event"
 	"github.com/devagent/dev/guard"
 	"github.com/devagent/dev/mcp"
 	"github.com/devagent/dev/redact"
@@ -33,9 +34,24 @@ func (a *App) safety() error {
 		return &config.Error{Path: config.Path(a.opts.ConfigDir), Key: "allowCommands", Reason: err.Error()}
 	}
 	if cfg.RedactSecrets {
-		a.mask = redact.New(os.Environ(), cfg.APIKey).Redact
+		a.redactor = redact.New(os.Environ(), cfg.APIKey)
+		a.mask = a.redactor.Redact
 	}
 	return nil
+}
+
+// maskChanges masks secrets in what a tool changed: a file may be named
+// after a secret, and the names reach the terminal, --json and the
+// session's events like the tool's output does.
+func (a *App) maskChanges(changes []event.FileChange) []event.FileChange {
+	if a.mask == nil {
+		return changes
+	}
+	for i := range changes {
+		changes[i].Path = a.mask(changes[i].Path)
+		changes[i].Diff = a.mask(changes[i].Diff)
+	}
+	return changes
 }
 
 // confine makes the OS sandbox of the session worked in, when the

@@ -326,5 +326,5 @@ func (a *App) afterTool(ctx context.Context, step int, call parser.ToolCall, res
 			}
 		}
 	}
-	return out
+	return a.maskChanges(out)
 }

@@ -19,7 +19,8 @@ import (
 
 // auditEnv is added to the environment of the auditor's commands: git
 // takes no optional locks, so `git status` does not rewrite .git/index,
-// and Python writes no .pyc files into the workspace.
+// and Python writes no .pyc files into the workspace. gitSafety adds what
+// keeps git from running the repository's programs.
 var auditEnv = []string{"GIT_OPTIONAL_LOCKS=0", "PYTHONDONTWRITEBYTECODE=1"}
 
 // policy decides which commands the auditor may run, and how.
@@ -159,6 +160,11 @@ func (t commandTool) Run(ctx context.Context, env *tools.Env, input string) tool
 	}
 	extra := auditEnv
 	if key, _ := commandKey(argv); key == "git" {
+		// Only git gets the settings that keep it from running the
+		// repository's programs: a project's tests and builds run its
+		// code anyway, and may need git as the user set it up.
+		extra = append(slices.Clone(extra), gitSafety(ctx, env.Dir, argv[1:gitSubcommand(argv)])...)
+		argv = gitNoDriversArgs(argv)
 		// GIT_OPTIONAL_LOCKS=0 keeps git status from refreshing the
 		// index, but not git diff: git gets a copy of the index to
 		// refresh, and the repository's own is never written.
@@ -169,7 +175,7 @@ func (t commandTool) Run(ctx context.Context, env *tools.Env, input string) tool
 		}
 		defer cleanup()
 		if index != "" {
-			extra = append(slices.Clone(extra), "GIT_INDEX_FILE="+index)
+			extra = append(extra, "GIT_INDEX_FILE="+index)
 		}
 	}
 	return tools.RunArgs(ctx, env, command, prepare(argv), extra)

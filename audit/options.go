@@ -82,7 +82,9 @@ var commandRules = map[string]optionRules{
 	// git: -c sets configuration (an alias, a pager, a diff driver: any
 	// program); --exec-path picks where subcommands come from; -O of git
 	// grep opens a pager program.
-	"git": {names: []string{"c", "config-env", "exec-path", "open-files-in-pager", "O"}, short: "cO", valued: "UMCBlSGn"},
+	// --textconv and --ext-diff would run the drivers the repository's
+	// configuration names (--text is another option).
+	"git": {names: []string{"c", "config-env", "exec-path", "open-files-in-pager", "O", "textconv"}, short: "cO", valued: "UMCBlSGn", safe: []string{"text"}},
 	// tree -R writes 00Tree.html files into every directory.
 	"tree":   {short: "R"},
 	"pytest": pytestRules,

@@ -247,3 +247,228 @@ func diffLines(a, b string) string {
 	sort.Strings(out)
 	return strings.Join(out, "\n")
 }
+
+// The audit's git runs no program the repository's own configuration
+// names (SPEC §4, issue 22): each set-up plants programs that would leave
+// a marker if they ran, and the auditor runs git status, git diff, git
+// log -p and git show. In the last set-up the worker plants the program
+// itself. No marker may appear.
+func TestAuditGitRunsNoRepositoryProgram(t *testing.T) {
+	setups := []struct {
+		name  string
+		plant func(t *testing.T, w *world, evil func(name string) string) []string // the programs planted
+		// worker is the worker's first step (it changes a file, so the
+		// audit runs).
+		worker string
+	}{
+		{name: "config", plant: plantConfig},
+		{name: "lazy fetch", plant: plantLazyFetch},
+		{name: "submodule", plant: plantSubmodule},
+		{name: "planted by the worker", plant: plantNothing, worker: "printf '#!/bin/sh\\ntouch \"$MARKERS/fsmonitor-by-worker\"\\nexit 1\\n' > .git/w.sh && chmod +x .git/w.sh && git config core.fsmonitor \"$PWD/.git/w.sh\" && git config diff.external \"$PWD/.git/w.sh\" && echo changed >> a.txt"},
+	}
+	for _, s := range setups {
+		t.Run(s.name, func(t *testing.T) {
+			w := newWorld(t, map[string]any{"commandTimeout": 30})
+			markers := t.TempDir()
+			w.extra = append(w.extra, "MARKERS="+markers)
+			evil := func(name string) string {
+				p := filepath.Join(w.dir, ".git", "evil-"+name)
+				script := fmt.Sprintf("#!/bin/sh\ntouch '%s'\nexit 1\n", filepath.Join(markers, name))
+				if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				return p
+			}
+			gitRun(t, w.dir, "init", "-q")
+			w.write("a.txt", "alpha\n")
+			planted := s.plant(t, w, evil)
+			worker := reply("Touch up.", "WRITE_FILE", "done.txt\n```\ndone\n```")
+			if s.worker != "" {
+				worker = reply("Plant.", "COMMAND", s.worker)
+				planted = append(planted, "fsmonitor-by-worker")
+			}
+			w.srv.Script(
+				worker,
+				done("Done."),
+				auditorReply("COMMAND", "git status"),
+				auditorReply("COMMAND", "git diff"),
+				auditorReply("COMMAND", "git log -p"),
+				auditorReply("COMMAND", "git show"),
+				auditorReply("COMMAND", "git diff HEAD~1"),
+				verdict("Overall: PASS"),
+			)
+			r := w.run("-p", "do it")
+			r.expect(t, 0)
+			entries, err := os.ReadDir(markers)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range entries {
+				t.Errorf("the repository's program %q ran", e.Name())
+			}
+			t.Logf("%d of %d planted programs ran: %v", len(entries), len(planted), planted)
+			reqs := w.srv.Requests()
+			if len(reqs) != 8 {
+				t.Fatalf("%d requests, want 8; stderr:\n%s", len(reqs), r.stderr)
+			}
+			if s.name == "config" {
+				// The audit still sees the change, in plain text.
+				if got := lastUser(reqs[4]); !strings.Contains(got, "+beta") || !strings.Contains(got, "exit code 0") {
+					t.Errorf("git diff did not show the change:\n%s", got)
+				}
+			}
+		})
+	}
+}
+
+func gitRun(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	git := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-c", "protocol.file.allow=always", "-c", "commit.gpgsign=false"}, args...)...)
+	git.Dir = dir
+	if out, err := git.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+func plantNothing(t *testing.T, w *world, _ func(string) string) []string {
+	gitRun(t, w.dir, "add", ".")
+	gitRun(t, w.dir, "commit", "-qm", "one")
+	w.write("a.txt", "alpha\nbeta\n")
+	gitRun(t, w.dir, "commit", "-qam", "two")
+	return nil
+}
+
+// plantConfig names a program in every key of .git/config (and of a file
+// it includes) that git status, diff, log and show might run, with a
+// .gitattributes that gives the files drivers, changed files for them to
+// work on, and a signed commit for log.showSignature.
+func plantConfig(t *testing.T, w *world, evil func(string) string) []string {
+	files := map[string]string{
+		"b.t1": "textconv\n", "c.t2": "diff driver\n", "d.f1": "clean filter\n", "e.f2": "process filter\n", "f.f3": "included filter\n",
+		".gitattributes": "*.t1 diff=tx\n*.t2 diff=dx\n*.f1 filter=fx\n*.f2 filter=px\n*.f3 filter=ix\n",
+	}
+	for name, content := range files {
+		w.write(name, content)
+	}
+	gitRun(t, w.dir, "add", ".")
+	gitRun(t, w.dir, "commit", "-qm", "one")
+	// A second commit, signed as far as git can tell, for log.showSignature.
+	tree := strings.TrimSpace(gitOut(t, w.dir, "rev-parse", "HEAD^{tree}"))
+	parent := strings.TrimSpace(gitOut(t, w.dir, "rev-parse", "HEAD"))
+	commit := fmt.Sprintf("tree %s\nparent %s\nauthor t <t@t> 1700000000 +0000\ncommitter t <t@t> 1700000000 +0000\ngpgsig -----BEGIN PGP SIGNATURE-----\n \n iQEzBAABCAAdFiEE\n -----END PGP SIGNATURE-----\n\nsigned\n", tree, parent)
+	obj := filepath.Join(t.TempDir(), "commit")
+	if err := os.WriteFile(obj, []byte(commit), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	signed := strings.TrimSpace(gitOut(t, w.dir, "hash-object", "-t", "commit", "-w", obj))
+	gitRun(t, w.dir, "update-ref", "HEAD", signed)
+	// Same-size changes: git must read the files to see them.
+	for name, content := range files {
+		if !strings.HasPrefix(name, ".") {
+			w.write(name, strings.ToUpper(content[:1])+content[1:])
+		}
+	}
+	w.write("a.txt", "alpha\nbeta\n")
+	hooks := filepath.Join(w.dir, ".git", "evil-hooks")
+	if err := os.MkdirAll(hooks, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, hook := range []string{"post-index-change", "post-checkout", "reference-transaction"} {
+		if err := os.Symlink(evil("hook-"+hook), filepath.Join(hooks, hook)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	included := filepath.Join(w.dir, ".git", "included")
+	if err := os.WriteFile(included, []byte("[filter \"ix\"]\n\tclean = "+evil("included-clean")+"\n\tsmudge = "+evil("included-smudge")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	settings := [][2]string{
+		{"core.fsmonitor", evil("fsmonitor")},
+		{"core.hooksPath", hooks},
+		{"core.pager", evil("core-pager")},
+		{"pager.status", evil("pager-status")},
+		{"pager.diff", evil("pager-diff")},
+		{"pager.log", evil("pager-log")},
+		{"pager.show", evil("pager-show")},
+		{"diff.external", evil("diff-external")},
+		{"diff.tx.textconv", evil("textconv")},
+		{"diff.dx.command", evil("diff-driver")},
+		{"filter.fx.clean", evil("clean")},
+		{"filter.fx.smudge", evil("smudge")},
+		{"filter.fx.required", "true"},
+		{"filter.px.process", evil("process")},
+		{"log.showSignature", "true"},
+		{"gpg.program", evil("gpg")},
+		{"gpg.openpgp.program", evil("gpg-openpgp")},
+		{"include.path", included},
+	}
+	var planted []string
+	for _, kv := range settings {
+		gitRun(t, w.dir, "config", kv[0], kv[1])
+		if strings.Contains(kv[1], "evil-") || kv[0] == "core.hooksPath" || kv[0] == "include.path" {
+			planted = append(planted, kv[0])
+		}
+	}
+	return planted
+}
+
+// plantLazyFetch makes the repository a partial clone missing a blob,
+// whose promisor remote is a program (the ext transport): reading the
+// blob would fetch it by running the program.
+func plantLazyFetch(t *testing.T, w *world, evil func(string) string) []string {
+	gitRun(t, w.dir, "add", ".")
+	gitRun(t, w.dir, "commit", "-qm", "one")
+	w.write("a.txt", "alpha\nbeta\n")
+	gitRun(t, w.dir, "commit", "-qam", "two")
+	blob := strings.TrimSpace(gitOut(t, w.dir, "rev-parse", "HEAD:a.txt"))
+	if err := os.Remove(filepath.Join(w.dir, ".git", "objects", blob[:2], blob[2:])); err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range [][2]string{
+		{"core.repositoryformatversion", "1"},
+		{"extensions.partialClone", "origin"},
+		{"remote.origin.url", "ext::" + evil("lazy-fetch")},
+		{"remote.origin.promisor", "true"},
+		{"protocol.ext.allow", "always"},
+		{"credential.helper", evil("credential-helper")},
+		{"core.sshCommand", evil("ssh-command")},
+	} {
+		gitRun(t, w.dir, "config", kv[0], kv[1])
+	}
+	return []string{"lazy-fetch", "credential-helper", "ssh-command"}
+}
+
+// plantSubmodule gives the repository a submodule whose own
+// configuration names a clean filter, with a same-size change in it.
+func plantSubmodule(t *testing.T, w *world, evil func(string) string) []string {
+	sub := t.TempDir()
+	gitRun(t, sub, "init", "-q")
+	for name, content := range map[string]string{"s.txt": "sub\n", ".gitattributes": "*.txt filter=sx\n"} {
+		if err := os.WriteFile(filepath.Join(sub, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gitRun(t, sub, "add", ".")
+	gitRun(t, sub, "commit", "-qm", "sub")
+	gitRun(t, w.dir, "add", ".")
+	gitRun(t, w.dir, "commit", "-qm", "one")
+	gitRun(t, w.dir, "submodule", "add", "-q", sub, "sub")
+	gitRun(t, w.dir, "commit", "-qm", "two")
+	subGit := filepath.Join(w.dir, "sub")
+	gitRun(t, subGit, "config", "filter.sx.clean", evil("submodule-clean"))
+	gitRun(t, subGit, "config", "filter.sx.required", "true")
+	gitRun(t, subGit, "config", "core.fsmonitor", evil("submodule-fsmonitor"))
+	w.write("sub/s.txt", "SUB\n")
+	return []string{"submodule-clean", "submodule-fsmonitor"}
+}
+
+func gitOut(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	git := exec.Command("git", args...)
+	git.Dir = dir
+	out, err := git.Output()
+	if err != nil {
+		t.Fatalf("git %v: %v", args, err)
+	}
+	return string(out)
+}

@@ -81,3 +81,144 @@ func TestDeniedCommandsNeverStart(t *testing.T) {
 		t.Errorf("only %d lines", len(lines))
 	}
 }
+
+// The indirections of issue 22 (break 2) never start: each line runs
+// after `touch marker-N;` in the same command line, with stand-ins for rm,
+// chmod and sudo first on PATH that log what reaches them (so a line the
+// guard let through harms nothing). Everyday lines still run.
+func TestIndirectDeniedCommandsNeverStart(t *testing.T) {
+	attacks := []string{
+		"X=rm; $X -rf ~",
+		"rm -rf $(echo ~)",
+		"cd / && rm -rf *",
+		"echo ~ | xargs rm -rf",
+		"sh <<EOF\nrm -rf ~\nEOF",
+		"$(which rm) -rf ~",
+		"`echo rm` -rf ~",
+		"a=r; b=m; $a$b -rf ~",
+		"env $(echo rm) -rf ~",
+		"{rm,-rf,~}",
+		`eval "$(echo rm -rf ~)"`,
+		`CMD="rm -rf ~"; sh -c "$CMD"`,
+		"T=~; rm -rf $T",
+		"for d in / ~; do rm -rf $d; done",
+		"F=-rf; rm $F ~",
+		`set -- -rf ~; rm "$@"`,
+		"cd ~ && rm -rf *",
+		"cd; rm -rf ./*",
+		"rm -rf ../*",
+		`D=~/x; rm -rf "$D/.."`,
+		`find ~ -maxdepth 0 -exec rm -rf {} \;`,
+		"ls / | xargs rm -rf",
+		"xargs -I{} rm -rf {} <<< ~",
+		"echo 'rm -rf ~' | sh",
+		`printf 'rm -rf ~\n' | bash`,
+		"cat <<'EOF' | sh\nrm -rf ~\nEOF",
+		`f(){ "$@"; }; f rm -rf ~`,
+		`f() { rm -rf "$1"; }; f ~`,
+		"alias nuke='rm -rf'; nuke ~",
+		"X=sudo; $X -n true",
+		"$(echo sudo) -n true",
+		"S=su; ${S}do -n true",
+		"X=chmod; $X -R 777 /",
+		"chmod -R 777 $(echo /)",
+		"cat /dev/null | sh",
+	}
+	everyday := []string{
+		"rm -rf build/*",
+		"rm -rf ./dist",
+		`rm -f "$tmp"`,
+		`rm -rf "$HOME/.cache/dev-e2e"`,
+		`"$GOPATH/bin/tool" --version`,
+		"make $TARGET",
+		"ls -la | grep e | wc -l",
+		"find . -name '*.tmp' -exec rm -f {} +",
+		"find . -type f | xargs wc -l",
+		"mkdir -p sub && cd sub && rm -rf *",
+		"for f in *; do echo $f; done",
+		"X=1; echo $X",
+		`echo "$(date)"`,
+		"sh -c 'echo hi'",
+		"cat <<EOF > notes.txt\nrm -rf ~\nEOF",
+		"chmod -R u+w .",
+		`eval "$(echo echo hi)"`,
+	}
+	w := newWorld(t, nil)
+	fake := t.TempDir()
+	logged := filepath.Join(t.TempDir(), "reached.log")
+	for _, name := range []string{"rm", "chmod", "sudo"} {
+		// Only what an attack reaches is logged (the everyday lines call
+		// rm and chmod too).
+		script := fmt.Sprintf("#!/bin/sh\n[ \"$PHASE\" = attack ] && echo \"%s $*\" >> '%s'\nexit 0\n", name, logged)
+		if err := os.WriteFile(filepath.Join(fake, name), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.extra = append(w.extra, "PATH="+fake+":"+os.Getenv("PATH"))
+	var script []llmtest.Response
+	for i, line := range attacks {
+		script = append(script, reply("Try it.", "COMMAND", fmt.Sprintf("export PHASE=attack; touch marker-%d; %s", i, line)))
+	}
+	for i, line := range everyday {
+		script = append(script, reply("Work.", "COMMAND", fmt.Sprintf("touch ok-%d; %s", i, line)))
+	}
+	w.srv.Script(append(script, done("Done."))...)
+	r := w.run("-p", "try things", "--no-audit")
+	r.expect(t, 0)
+	reqs := w.srv.Requests()
+	if len(reqs) != len(attacks)+len(everyday)+1 {
+		t.Fatalf("%d requests, want %d", len(reqs), len(attacks)+len(everyday)+1)
+	}
+	started := 0
+	for i, line := range attacks {
+		if _, err := os.Stat(filepath.Join(w.dir, fmt.Sprintf("marker-%d", i))); err == nil {
+			started++
+			t.Errorf("%q started", line)
+		}
+		got := lastUser(reqs[i+1])
+		if !strings.Contains(got, `ok="false"`) || !strings.Contains(got, "Refused: the command") || !strings.Contains(got, "denyBuiltinCommands") {
+			t.Errorf("%q: the model was not told of the refusal:\n%s", line, got)
+		}
+	}
+	reached, _ := os.ReadFile(logged)
+	t.Logf("%d of %d indirect lines started; the stand-ins were reached %d times", started, len(attacks), strings.Count(string(reached), "\n"))
+	for i, line := range everyday {
+		if _, err := os.Stat(filepath.Join(w.dir, fmt.Sprintf("ok-%d", i))); err != nil {
+			t.Errorf("the everyday line %q did not run: %s", line, lastUser(reqs[len(attacks)+i+1]))
+		}
+	}
+}
+
+// A denyCommands prefix holds through git's options before the
+// subcommand: `git -C . clean -fdx` is `git clean` (issue 22: it deleted
+// a file).
+func TestDenyPrefixThroughGitOptions(t *testing.T) {
+	w := newWorld(t, map[string]any{"denyCommands": []string{"git clean"}})
+	gitRun(t, w.dir, "init", "-q")
+	w.write("untracked.txt", "keep me\n")
+	lines := []string{
+		"git -C . clean -fdx",
+		"git -c core.quotepath=off clean -f",
+		"git --git-dir=.git --work-tree=. clean -f",
+		"git --no-pager clean -f",
+		"G=git; $G clean -f",
+	}
+	var script []llmtest.Response
+	for _, line := range lines {
+		script = append(script, reply("Clean.", "COMMAND", line))
+	}
+	w.srv.Script(append(script, reply("Status.", "COMMAND", "git status --short"), done("Done."))...)
+	w.run("-p", "clean up", "--no-audit").expect(t, 0)
+	if got := w.read("untracked.txt"); got != "keep me\n" {
+		t.Errorf("the untracked file is gone or changed: %q", got)
+	}
+	reqs := w.srv.Requests()
+	for i, line := range lines {
+		if got := lastUser(reqs[i+1]); !strings.Contains(got, `the entry "git clean" of denyCommands`) {
+			t.Errorf("%q was not refused by the entry:\n%s", line, got)
+		}
+	}
+	if got := lastUser(reqs[len(lines)+1]); !strings.Contains(got, "?? untracked.txt") {
+		t.Errorf("git status, not denied, did not run:\n%s", got)
+	}
+}

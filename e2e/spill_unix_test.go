@@ -3,11 +3,14 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/devagent/dev/tools"
 )
@@ -59,5 +62,67 @@ func TestCommandSpillFileIsCapped(t *testing.T) {
 	cut := len(printed) - len(head) - len(tail)
 	if !strings.Contains(note, "("+strconv.Itoa(cut)+" bytes)") {
 		t.Errorf("the note %q does not say %d bytes were cut", note, cut)
+	}
+}
+
+// TestSessionSpillCap: a session's saved command output is capped in all
+// at 256 MB (issue 22, break 9: 8 commands put 513 MB in one session).
+// Three saved outputs of 100 MB from an earlier run (sparse files: cheap)
+// are in the session's directory; the next long output empties the
+// oldest, its result says so, and a later read of the emptied file says
+// why it is empty.
+func TestSessionSpillCap(t *testing.T) {
+	w := newWorld(t, nil)
+	w.srv.Script(done("Nothing to do."))
+	w.run("--no-audit", "-p", "start").expect(t, 0)
+	dir := filepath.Join(w.home, "sessions", w.onlySession().ID)
+	old := time.Now().Add(-time.Hour)
+	var earlier []string
+	for i := 0; i < 3; i++ {
+		p := filepath.Join(dir, fmt.Sprintf("command-earlier%d.log", i))
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Truncate(100 << 20); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		at := old.Add(time.Duration(i) * time.Minute)
+		if err := os.Chtimes(p, at, at); err != nil {
+			t.Fatal(err)
+		}
+		earlier = append(earlier, p)
+	}
+	w.srv.Script(
+		reply("Print.", "COMMAND", "seq 1 5000"),
+		reply("Read the old one.", "READ_FILE", earlier[0]),
+		done("Done."),
+	)
+	w.run("--resume", "--no-audit", "-p", "print").expect(t, 0)
+	var total int64
+	paths, _ := filepath.Glob(filepath.Join(dir, "command-*.log"))
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += info.Size()
+	}
+	t.Logf("the session's saved output: %d bytes in %d files", total, len(paths))
+	if total > tools.SessionSpillMax {
+		t.Errorf("the session's saved output is %d bytes, over %d", total, tools.SessionSpillMax)
+	}
+	reqs := w.srv.Requests()
+	if res := lastUser(reqs[2]); !strings.Contains(res, "[to keep this session's saved output under 256.0 MB, dev emptied the oldest saved outputs: "+earlier[0]+"]") {
+		t.Errorf("the result does not say which saved output was emptied:\n%s", res)
+	}
+	if res := lastUser(reqs[3]); !strings.Contains(res, "dev emptied this file, which held a command's saved output: a session keeps at most 256.0 MB") {
+		t.Errorf("reading the emptied file does not say why it is empty:\n%s", res)
+	}
+	for _, p := range earlier[1:] {
+		if info, err := os.Stat(p); err != nil || info.Size() != 100<<20 {
+			t.Errorf("%s: a newer saved output was emptied too", p)
+		}
 	}
 }

@@ -40,7 +40,7 @@ func (a *Allow) Allows(line string) bool {
 		return false
 	}
 	for _, c := range s.Commands {
-		if len(c.Words) == 0 {
+		if len(c.Words) == 0 || c.Opaque != "" {
 			return false
 		}
 		for _, r := range c.Redirects {
@@ -50,7 +50,7 @@ func (a *Allow) Allows(line string) bool {
 		}
 		ok := false
 		for _, p := range a.prefixes {
-			if p.matches(c, false) {
+			if p.allows(c) {
 				ok = true
 				break
 			}

@@ -3,13 +3,17 @@
 // denyCommands prefixes) and, for approvals, the allowCommands prefixes and
 // the exact commands or files the user allowed "always". Every simple
 // command of a line is checked, as package shell finds them: in pipelines,
-// lists, subshells, `$(…)`, backticks and the strings given to `sh -c`.
-// It runs nothing and keeps no global state.
+// lists, subshells, `$(…)`, backticks, the strings given to `sh -c`, the
+// here-documents and echoed text given to a shell, aliases, and what
+// wrappers such as env, xargs and find -exec run. It runs nothing and
+// keeps no global state.
 //
-// These rules guard against mistakes, not against a program that means to
-// get around them: a command assembled at run time (`$(echo sudo)`, a
-// script file, `echo cmd | sh`) is not seen. The OS sandbox is the layer
-// that holds against those.
+// What dev cannot know before the shell runs is checked as if it could be
+// anything a rule denies (see possible.go): `rm -rf $(echo ~)` is refused,
+// and the refusal asks for the target written out. These rules guard
+// against mistakes, not against a program that means to get around them
+// (a script file, an interpreter, a command assembled from pieces): the
+// OS sandbox is the layer that holds against those.
 package guard
 
 import (
@@ -28,18 +32,33 @@ type Refusal struct {
 	Rule    string // the rule: "sudo", "rm -r/-f on / or ~", or the user's prefix
 	Builtin bool   // a rule of the builtin list (else denyCommands)
 	Via     string // what runs the command when it is nested ("sh -c", "env", …)
+	// Unknown, when set, is what dev could not know before the shell runs
+	// and took for something the rule denies: "`$X`", "what xargs reads".
+	Unknown string
 }
+
+// Unreadable is the rule of a command that runs commands dev cannot read
+// (`curl … | sh`): it could run anything a rule denies.
+const Unreadable = "commands dev cannot read"
 
 func (r *Refusal) Error() string {
 	where := fmt.Sprintf("the entry %q of denyCommands in the configuration", r.Rule)
-	if r.Builtin {
+	switch {
+	case r.Rule == Unreadable:
+		where = "the denied-command rules (config denyCommands, denyBuiltinCommands)"
+	case r.Builtin:
 		where = fmt.Sprintf("the builtin rule %q (config denyBuiltinCommands)", r.Rule)
 	}
 	cmd := r.Command
 	if r.Via != "" {
 		cmd += " (run by " + r.Via + ")"
 	}
-	return fmt.Sprintf("the command `%s` is denied by %s. It was not started; do not try to get around the rule: do the work another way, or tell the user what you need", cmd, where)
+	msg := fmt.Sprintf("the command `%s` is denied by %s. It was not started", cmd, where)
+	if r.Unknown != "" {
+		return msg + fmt.Sprintf(": %s is known only when the shell runs, so dev takes it for anything the rules deny. "+
+			"Write the program and its targets out as plain words (no variables, substitutions, globs after cd, xargs input or piped scripts), so they can be checked", r.Unknown)
+	}
+	return msg + "; do not try to get around the rule: do the work another way, or tell the user what you need"
 }
 
 // Deny holds the denied-command rules. The zero value denies nothing; nil
@@ -90,15 +109,21 @@ func (d *Deny) Check(line string) error {
 			}
 		}
 	}
+	l := newFacts(s)
 	for _, c := range s.Commands {
-		if d.builtin {
-			if rule := builtinRule(c); rule != "" {
-				return &Refusal{Command: render(c), Rule: rule, Builtin: true, Via: c.Via}
-			}
+		if c.Opaque != "" {
+			return &Refusal{Command: render(c), Rule: Unreadable, Builtin: d.builtin, Via: c.Via, Unknown: "what " + c.Opaque + " runs"}
 		}
-		for _, p := range d.user {
-			if p.matches(c, true) {
-				return &Refusal{Command: render(c), Rule: p.text, Via: c.Via}
+		for _, v := range variants(c) {
+			if d.builtin {
+				if m := builtinRule(v, l); m.rule != "" {
+					return &Refusal{Command: render(c), Rule: m.rule, Builtin: true, Via: c.Via, Unknown: m.unknown}
+				}
+			}
+			for _, p := range d.user {
+				if ok, unknown := p.denies(v, l); ok {
+					return &Refusal{Command: render(c), Rule: p.text, Via: c.Via, Unknown: unknown}
+				}
 			}
 		}
 	}
@@ -149,70 +174,24 @@ func PrefixWords(t string) ([]string, error) {
 	return words, nil
 }
 
-// matches compares the prefix with the command's first words. For deny
-// rules the program is compared by base name (`/usr/bin/git` is `git`)
-// unless the prefix names a path; assignments before it do not count.
-// For allow rules everything is exact, assignments included, so that
-// `LD_PRELOAD=x go test` is not `go test`.
-func (p prefix) matches(c shell.Command, deny bool) bool {
+// allows compares an allowCommands prefix with the command's first
+// words, exactly, assignments included, so that `LD_PRELOAD=x go test` is
+// not `go test`. (Deny rules match more loosely: denies, in possible.go.)
+func (p prefix) allows(c shell.Command) bool {
 	var words []string
-	if !deny {
-		for _, a := range c.Assigns {
-			words = append(words, a.Text)
-		}
+	for _, a := range c.Assigns {
+		words = append(words, a.Text)
 	}
 	words = append(words, c.Args()...)
 	if len(words) < len(p.words) {
 		return false
 	}
 	for i, w := range p.words {
-		got := words[i]
-		if deny && i == 0 && !strings.Contains(w, "/") {
-			got = path.Base(got)
-		}
-		if got != w {
+		if words[i] != w {
 			return false
 		}
 	}
 	return true
-}
-
-// builtinRule names the builtin rule c breaks, or "".
-func builtinRule(c shell.Command) string {
-	for _, r := range c.Redirects {
-		if r.Writes() && isDevice(r.Target.Text) {
-			return "writing to a device in /dev"
-		}
-	}
-	prog := c.Program()
-	args := c.Words[min(1, len(c.Words)):]
-	switch {
-	case prog == "sudo" || prog == "su" || prog == "doas":
-		return prog
-	case prog == "mkfs" || strings.HasPrefix(prog, "mkfs."):
-		return "mkfs"
-	case prog == "shutdown" || prog == "reboot" || prog == "halt" || prog == "poweroff":
-		return prog
-	case prog == "systemctl" && anyText(args, "poweroff", "reboot", "halt", "kexec", "soft-reboot"):
-		return "shutdown"
-	case (prog == "init" || prog == "telinit") && anyText(args, "0", "6"):
-		return "shutdown"
-	case prog == "rm":
-		if recursiveOrForce(args) && anyTarget(args, isRootOrHome) {
-			return "rm -r/-f on / or ~"
-		}
-	case prog == "chmod" || prog == "chown" || prog == "chgrp":
-		if recursive(args) && anyTarget(args, isRoot) {
-			return prog + " -R on /"
-		}
-	case prog == "dd":
-		for _, a := range args {
-			if dev, ok := strings.CutPrefix(a.Text, "of="); ok && isDevice(dev) {
-				return "dd of=/dev/…"
-			}
-		}
-	}
-	return ""
 }
 
 func anyText(words []shell.Word, texts ...string) bool {
@@ -265,21 +244,7 @@ func hasOption(args []shell.Word, short string, long ...string) bool {
 	return false
 }
 
-func recursiveOrForce(args []shell.Word) bool {
-	return hasOption(args, "rRf", "--recursive", "--force")
-}
-
 func recursive(args []shell.Word) bool { return hasOption(args, "R", "--recursive") }
-
-func anyTarget(args []shell.Word, match func(string) bool) bool {
-	_, operands := options(args)
-	for _, o := range operands {
-		if match(o.Text) {
-			return true
-		}
-	}
-	return false
-}
 
 // isRoot reports whether a target is the root directory or everything in
 // it: "/", "//", "/.", "/*", "/..".

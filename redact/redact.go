@@ -6,13 +6,21 @@
 // consumer sees the same masked text. Time is linear in the text's length
 // (see the benchmarks); it keeps no global state.
 //
-// It catches secrets as they appear; a secret encoded (base64, URL
-// escaping), split across lines or too short to be told from other text
-// passes unmasked.
+// A secret value (from the environment or the API key) is also masked in
+// the forms a command prints it in without meaning to: base64 (standard,
+// with and without padding, and inside a longer base64 text at any of the
+// three byte alignments), base64url, hex (lower and upper case), a JSON
+// string and URL escaping. Other transformations (reversed, cut in parts,
+// spaced out, case changed), a secret split across lines, and one too
+// short to be told from other text pass unmasked. Writer masks a stream.
 package redact
 
 import (
 	"cmp"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"net/url"
 	"slices"
 	"strings"
 )
@@ -33,8 +41,14 @@ var secretNames = []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CRED
 // Redactor masks secrets. A nil *Redactor masks nothing (redactSecrets
 // off). Safe for concurrent use.
 type Redactor struct {
-	literals *strings.Replacer // nil when there are no literal secrets
-	names    []string          // the environment variables whose values are masked
+	literals *literals // nil when there are no literal secrets
+	names    []string  // the environment variables whose values are masked
+	// texts are the literal forms masked, longest first; longest is the
+	// length of the first, and newline those that hold a line break:
+	// what Writer must not cut.
+	texts   []string
+	longest int
+	newline []string
 }
 
 // New returns a redactor for the secret values of environ (os.Environ
@@ -59,19 +73,31 @@ func New(environ []string, apiKey string) *Redactor {
 	if k := strings.TrimSpace(apiKey); len(k) >= MinValueLen {
 		secrets = append(secrets, secret{k, "apiKey"})
 	}
-	// The longest value wins where values overlap (a value inside
-	// another), and one value is masked once, by its first name.
-	slices.SortStableFunc(secrets, func(a, b secret) int { return cmp.Compare(len(b.value), len(a.value)) })
-	var pairs []string
-	seen := map[string]bool{}
+	var literals []secret
 	for _, s := range secrets {
-		if !seen[s.value] {
-			seen[s.value] = true
-			pairs = append(pairs, s.value, Marker+s.kind+"]")
+		for _, f := range forms(s.value) {
+			literals = append(literals, secret{f.text, s.kind + f.name})
 		}
 	}
-	if len(pairs) > 0 {
-		r.literals = strings.NewReplacer(pairs...)
+	// The longest form wins where forms overlap (a value inside another,
+	// padded base64 around its unpadded core), and one text is masked
+	// once, by its first name.
+	slices.SortStableFunc(literals, func(a, b secret) int { return cmp.Compare(len(b.value), len(a.value)) })
+	var marks []string
+	seen := map[string]bool{}
+	for _, s := range literals {
+		if !seen[s.value] {
+			seen[s.value] = true
+			marks = append(marks, Marker+s.kind+"]")
+			r.texts = append(r.texts, s.value)
+			r.longest = max(r.longest, len(s.value))
+			if strings.ContainsAny(s.value, "\n\r") {
+				r.newline = append(r.newline, s.value)
+			}
+		}
+	}
+	if len(r.texts) > 0 {
+		r.literals = newLiterals(r.texts, marks)
 	}
 	slices.Sort(r.names)
 	return r
@@ -103,11 +129,64 @@ func (r *Redactor) Redact(s string) string {
 		return s
 	}
 	if r.literals != nil {
-		s = r.literals.Replace(s)
+		s = r.literals.replace(s)
 	}
 	s = redactPEM(s)
 	for _, sh := range shapes {
 		s = sh.redact(s)
 	}
 	return s
+}
+
+// form is a way a secret value can appear in text.
+type form struct {
+	name string // added to the placeholder's kind: "" for the value itself
+	text string
+}
+
+// forms are the texts that give a secret value away: the value itself,
+// its base64 and base64url encodings, hex, and its escaped forms in a JSON
+// string and in a URL.
+//
+// In a longer base64 text the value's bytes can start at any of the three
+// byte positions of a 3-byte group: for each alignment k (0, 1, 2), the
+// characters that encode only the value's own bits are masked, those that
+// mix in the bytes before (the first ceil(8k/6)) or after it (past
+// floor(8(k+n)/6)) are not: they differ with the surrounding text.
+func forms(v string) []form {
+	out := []form{{"", v}}
+	add := func(name, text string) {
+		if text != v && len(text) >= MinValueLen {
+			out = append(out, form{name, text})
+		}
+	}
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
+		name := " base64"
+		if enc == base64.URLEncoding {
+			name = " base64url"
+		}
+		add(name, enc.EncodeToString([]byte(v)))
+		add(name, enc.WithPadding(base64.NoPadding).EncodeToString([]byte(v)))
+		for k := 0; k < 3; k++ {
+			text := enc.EncodeToString(append(make([]byte, k), v...))
+			from, to := (8*k+5)/6, 8*(k+len(v))/6
+			add(name, text[from:to])
+		}
+	}
+	add(" hex", hex.EncodeToString([]byte(v)))
+	add(" hex", strings.ToUpper(hex.EncodeToString([]byte(v))))
+	if quoted, err := json.Marshal(v); err == nil {
+		inner := string(quoted[1 : len(quoted)-1])
+		add(" json", inner)
+		add(" json", strings.ReplaceAll(inner, "/", `\/`)) // the escaping of PHP and others
+		var b strings.Builder
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if enc.Encode(v) == nil {
+			add(" json", strings.TrimSuffix(strings.TrimSpace(b.String()), `"`)[1:])
+		}
+	}
+	add(" url", url.QueryEscape(v))
+	add(" url", url.PathEscape(v))
+	return out
 }

@@ -10,13 +10,22 @@ import (
 // `nice cmd`, `xargs cmd`, `find -exec cmd {} ;`). inner adds what c runs
 // that way, with Via naming the runner.
 //
-// What the program reads at run time is out of reach: a script file
-// (`sh x.sh`), standard input from a pipe (`echo cmd | sh`), or the
-// arguments xargs reads. A here-document or here-string given to a shell
-// (`sh <<EOF`) is read.
-func (r *reader) inner(c Command, depth int) error {
+// A shell's commands are read from `-c`, a here-document or here-string,
+// or a pipe from echo, printf or cat with a here-document (`echo cmd |
+// sh`); from another pipe (`curl … | sh`) or a process substitution (`bash
+// <(…)`) they cannot be read, and the command is Opaque. A script file
+// (`sh x.sh`, `sh < x.sh`) is not read. What xargs reads and what find
+// finds are the Fill of the command they run.
+func (r *reader) inner(i, depth int) error {
+	c := r.script.Commands[i]
 	prog := c.Program()
 	if prog == "" {
+		// An unknown program given -c may be a shell: read its line.
+		if len(c.Words) > 0 && c.Words[0].Unknown {
+			if line, ok := shellString(c.Words[1:]); ok {
+				return r.read(line, "-c", depth+1)
+			}
+		}
 		return nil
 	}
 	args := c.Words[1:]
@@ -25,25 +34,52 @@ func (r *reader) inner(c Command, depth int) error {
 		if line, ok := shellString(args); ok {
 			return r.read(line, prog+" -c", depth+1)
 		}
-		if !hasOperand(args) {
-			for _, rd := range c.Redirects {
-				// The delimiter is all we keep of a here-document; a
-				// here-string is the script itself.
-				if rd.Op == "<<<" {
-					return r.read(rd.Target.Text, prog, depth+1)
-				}
+		if hasOperand(args) && !readsStdin(args) {
+			if procSubst(firstOperand(args)) {
+				r.opaque(i, "a shell running what a process substitution prints")
 			}
+			return nil
+		}
+		for _, rd := range c.Redirects {
+			switch rd.Op {
+			case "<<", "<<-":
+				return r.read(rd.Heredoc, prog+" <<", depth+1)
+			case "<<<":
+				return r.read(rd.Target.Text, prog, depth+1)
+			case "<":
+				return nil // a script file
+			}
+		}
+		if c.piped != nil {
+			return r.read(*c.piped, prog+" (piped)", depth+1)
+		}
+		if c.inPipe {
+			r.opaque(i, "a shell reading its commands from a pipe")
+		}
+		return nil
+	case prog == "source" || prog == ".":
+		if len(args) > 0 && procSubst(args[0]) {
+			r.opaque(i, "a shell running what a process substitution prints")
 		}
 		return nil
 	case prog == "eval":
 		return r.read(joinText(args), "eval", depth+1)
 	case prog == "find":
+		starts := FindStarts(args)
 		for _, words := range findExecs(args) {
-			if err := r.wrapped(words, "find -exec", depth); err != nil {
+			if err := r.wrapped(Command{Words: words, Via: "find -exec", Fill: starts, Placeholder: "{}"}, depth); err != nil {
 				return err
 			}
 		}
 		return nil
+	case prog == "xargs":
+		rest, _, _ := wrappers[prog].skip(args)
+		if len(rest) == 0 {
+			return nil
+		}
+		reads := Word{Raw: "(what xargs reads)", Unknown: true, Split: true}
+		placeholder := xargsReplace(args[:len(args)-len(rest)])
+		return r.wrapped(Command{Words: rest, Via: "xargs", Fill: []Word{reads}, Placeholder: placeholder}, depth)
 	}
 	w, ok := wrappers[prog]
 	if !ok {
@@ -59,17 +95,129 @@ func (r *reader) inner(c Command, depth int) error {
 	if len(rest) == 0 {
 		return nil
 	}
-	return r.wrapped(rest, prog, depth)
+	return r.wrapped(Command{Words: rest, Via: prog, Fill: c.Fill, Placeholder: c.Placeholder}, depth)
 }
 
 // wrapped records a command a wrapper runs, and what it runs in turn.
-func (r *reader) wrapped(words []Word, via string, depth int) error {
+func (r *reader) wrapped(c Command, depth int) error {
 	if depth+1 > maxDepth {
-		return &Error{Line: joinText(words), Via: via, Err: errTooDeep}
+		return &Error{Line: joinText(c.Words), Via: c.Via, Err: errTooDeep}
 	}
-	c := Command{Words: words, Via: via}
 	r.script.Commands = append(r.script.Commands, c)
-	return r.inner(c, depth+1)
+	return r.inner(len(r.script.Commands)-1, depth+1)
+}
+
+// opaque marks command i as running what cannot be read.
+func (r *reader) opaque(i int, why string) { r.script.Commands[i].Opaque = why }
+
+// alias reads, for a command named like an alias the line defines, the
+// command the alias makes of it. An alias's own commands are not
+// expanded again (`alias ls='ls -F'`).
+func (r *reader) alias(c Command, depth int) error {
+	value, ok := r.aliases[c.Name()]
+	if !ok || len(c.Words) == 0 || !c.Words[0].Static || c.Via == "alias" {
+		return nil
+	}
+	return r.read(value+" "+joinRaw(c.Words[1:]), "alias", depth+1)
+}
+
+func joinRaw(words []Word) string {
+	parts := make([]string, len(words))
+	for i, w := range words {
+		parts[i] = w.Raw
+	}
+	return strings.Join(parts, " ")
+}
+
+// readsStdin: the shell's -s option reads the commands from standard
+// input whatever the operands.
+func readsStdin(args []Word) bool {
+	for _, a := range args {
+		t := a.Text
+		if len(t) < 2 || t[0] != '-' || strings.HasPrefix(t, "--") {
+			break
+		}
+		if strings.ContainsRune(t[1:], 's') {
+			return true
+		}
+	}
+	return false
+}
+
+func firstOperand(args []Word) Word {
+	for i := 0; i < len(args); i++ {
+		t := args[i].Text
+		switch {
+		case t == "--rcfile" || t == "--init-file":
+			i++
+		case strings.HasPrefix(t, "-") || strings.HasPrefix(t, "+"):
+			if !strings.HasPrefix(t, "--") && strings.ContainsAny(t[1:], "oO") {
+				i++
+			}
+		default:
+			return args[i]
+		}
+	}
+	return Word{}
+}
+
+func procSubst(w Word) bool {
+	return strings.HasPrefix(w.Raw, "<(") || strings.HasPrefix(w.Raw, ">(")
+}
+
+// xargsReplace is the replace string of xargs's options (-I R, -i[R],
+// --replace[=R], -J R), or "".
+func xargsReplace(opts []Word) string {
+	for i, o := range opts {
+		t := o.Text
+		switch {
+		case t == "-I" || t == "-J":
+			if i+1 < len(opts) {
+				return opts[i+1].Text
+			}
+		case strings.HasPrefix(t, "-I") || strings.HasPrefix(t, "-J"):
+			return t[2:]
+		case t == "-i" || t == "--replace":
+			return "{}"
+		case strings.HasPrefix(t, "-i"):
+			return t[2:]
+		case strings.HasPrefix(t, "--replace="):
+			return strings.TrimPrefix(t, "--replace=")
+		}
+	}
+	return ""
+}
+
+// FindStarts are the starting points of a find command line (its
+// arguments, after the program): the words before the first expression
+// (an option such as -name, `(`, `!`), after find's own -H, -L, -P, -D
+// and -O options; "." when there are none.
+func FindStarts(args []Word) []Word {
+	i := 0
+	for i < len(args) {
+		t := args[i].Text
+		if t == "-H" || t == "-L" || t == "-P" || strings.HasPrefix(t, "-O") {
+			i++
+			continue
+		}
+		if t == "-D" {
+			i += 2
+			continue
+		}
+		break
+	}
+	var starts []Word
+	for ; i < len(args); i++ {
+		t := args[i].Text
+		if strings.HasPrefix(t, "-") && t != "-" || t == "(" || t == "!" || t == ")" || t == "," {
+			break
+		}
+		starts = append(starts, args[i])
+	}
+	if len(starts) == 0 {
+		starts = []Word{staticWord(".")}
+	}
+	return starts
 }
 
 func joinText(words []Word) string {

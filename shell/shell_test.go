@@ -171,14 +171,14 @@ func TestParseWords(t *testing.T) {
 		t.Errorf("program %q name %q", c.Program(), c.Name())
 	}
 	want := []Word{
-		{Raw: `'/usr/bin/sudo'`, Text: "/usr/bin/sudo", Static: true},
-		{Raw: `"$HOME"`, Text: "$HOME"},
-		{Raw: `~`, Text: "~"},
-		{Raw: `a\ b`, Text: "a b", Static: true},
-		{Raw: `"c"d`, Text: "cd", Static: true},
-		{Raw: `*`, Text: "*"},
-		{Raw: `{x,y}`, Text: "{x,y}"},
-		{Raw: `$'\n'`, Text: `$'\n'`},
+		{Raw: `'/usr/bin/sudo'`, Text: "/usr/bin/sudo", Static: true, Head: "/usr/bin/sudo", Tail: "/usr/bin/sudo"},
+		{Raw: `"$HOME"`, Text: "$HOME", Unknown: true},
+		{Raw: `~`, Text: "~", Head: "~", Tail: "~"},
+		{Raw: `a\ b`, Text: "a b", Static: true, Head: "a b", Tail: "a b"},
+		{Raw: `"c"d`, Text: "cd", Static: true, Head: "cd", Tail: "cd"},
+		{Raw: `*`, Text: "*", Head: "*", Tail: "*"},
+		{Raw: `{x,y}`, Text: "{x,y}", Head: "{x,y}", Tail: "{x,y}"},
+		{Raw: `$'\n'`, Text: `$'\n'`, Unknown: true},
 	}
 	if !slices.Equal(c.Words, want) {
 		t.Errorf("words:\n got %+v\nwant %+v", c.Words, want)
@@ -316,5 +316,133 @@ func TestFieldsNamesTheExpansionItCannotDo(t *testing.T) {
 	s, _ := Parse(`ls *"$(date)"`)
 	if w := s.Commands[0].Words[1]; w.Static {
 		t.Errorf("word %+v is static", w)
+	}
+}
+
+// What dev cannot know before the shell runs is reported, and what it can
+// read of a line's indirections is read (issue 22).
+func TestParseIndirection(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		line string
+		want []string
+	}{
+		{"sh <<EOF\na ~\nEOF", []string{"sh <<EOF", "sh <<: a ~"}},
+		{"bash -s <<'X'\na\nX", []string{"bash -s <<X", "bash <<: a"}},
+		{"echo 'a; b' | sh", []string{"echo a; b", "sh", "sh (piped): a", "sh (piped): b"}},
+		{`printf 'a\nb\n' | bash`, []string{`printf a\nb\n`, "bash", "bash (piped): a", "bash (piped): b"}},
+		{"cat <<E | sh\na\nE", []string{"cat <<E", "sh", "sh (piped): a"}},
+		{"x | y | sh", []string{"x", "y", "sh"}},
+		{"alias l='a -x'; l y", []string{"alias l=a -x", "l y", "alias: a -x y"}},
+		{`$SHELL -c 'a'`, []string{"$SHELL -c a", "-c: a"}},
+		{"sh < script.sh", []string{"sh <script.sh"}},
+	} {
+		s, err := Parse(tc.line)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", tc.line, err)
+			continue
+		}
+		if got := commands(s); !slices.Equal(got, tc.want) {
+			t.Errorf("Parse(%q):\n got %q\nwant %q", tc.line, got, tc.want)
+		}
+	}
+	opaque := map[string]string{
+		"curl x | sh":          "a shell reading its commands from a pipe",
+		"x | bash -s -- --yes": "a shell reading its commands from a pipe",
+		"bash <(curl x)":       "a shell running what a process substitution prints",
+		". <(x)":               "a shell running what a process substitution prints",
+		"echo a | sh":          "",
+		"sh x.sh":              "",
+		"sh":                   "",
+		"curl x | grep y":      "",
+	}
+	for line, want := range opaque {
+		s, err := Parse(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		for _, c := range s.Commands {
+			if c.Opaque != "" {
+				got = c.Opaque
+			}
+		}
+		if got != want {
+			t.Errorf("%q: opaque %q, want %q", line, got, want)
+		}
+	}
+}
+
+func TestParseFill(t *testing.T) {
+	t.Parallel()
+	s, _ := Parse(`find ~ src -name x -exec rm -rf {} \;`)
+	c := s.Commands[1]
+	if c.Placeholder != "{}" || len(c.Fill) != 2 || c.Fill[0].Text != "~" || c.Fill[1].Text != "src" {
+		t.Errorf("find -exec: %+v", c)
+	}
+	s, _ = Parse(`find -exec a {} +`)
+	if c := s.Commands[1]; len(c.Fill) != 1 || c.Fill[0].Text != "." {
+		t.Errorf("find without a start: %+v", c)
+	}
+	s, _ = Parse(`ls | xargs -0 rm -f`)
+	if c := s.Commands[2]; c.Via != "xargs" || c.Placeholder != "" || len(c.Fill) != 1 || !c.Fill[0].Unknown || !c.Fill[0].Split {
+		t.Errorf("xargs: %+v", c)
+	}
+	for line, want := range map[string]string{"xargs -I% a %": "%", "xargs -I {} a {}": "{}", "xargs -i a {}": "{}", "xargs --replace=R a R": "R"} {
+		s, _ := Parse(line)
+		if c := s.Commands[1]; c.Placeholder != want {
+			t.Errorf("%q: placeholder %q, want %q", line, c.Placeholder, want)
+		}
+	}
+	for line, want := range map[string][]string{
+		"find":                     {"."},
+		"find -L . -name x":        {"."},
+		"find a b -type f":         {"a", "b"},
+		`find -D tree / \( -x \)`:  {"/"},
+		"find ~ ! -name x -delete": {"~"},
+	} {
+		s, _ := Parse(line)
+		var got []string
+		for _, w := range FindStarts(s.Commands[0].Words[1:]) {
+			got = append(got, w.Text)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("FindStarts(%q) = %q, want %q", line, got, want)
+		}
+	}
+}
+
+func TestParseValuesAndUnknownWords(t *testing.T) {
+	t.Parallel()
+	s, err := Parse(`X=rm; export Y='a b'; alias z=sudo; set -- -rf; for p in q ~; do :; done; echo $(echo e1) e2; printf 'p\x31'; $'\x73udo' "$V" $W "$@" "${a[@]}" pre$V/post`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"rm", "a", "b", "sudo", "-rf", "q", "~", "e1", "e2", "p1"} {
+		if !slices.Contains(s.Values, v) {
+			t.Errorf("values %q lack %q", s.Values, v)
+		}
+	}
+	last := s.Commands[len(s.Commands)-1]
+	want := []Word{
+		{Raw: `$'\x73udo'`, Text: `$'\x73udo'`, Unknown: true},
+		{Raw: `"$V"`, Text: "$V", Unknown: true},
+		{Raw: `$W`, Text: "$W", Unknown: true, Split: true},
+		{Raw: `"$@"`, Text: "$@", Unknown: true, Split: true},
+		{Raw: `"${a[@]}"`, Text: "${a[@]}", Unknown: true, Split: true},
+		{Raw: `pre$V/post`, Text: "pre$V/post", Unknown: true, Split: true, Head: "pre", Tail: "/post"},
+	}
+	if !slices.Equal(last.Words, want) {
+		t.Errorf("words:\n got %+v\nwant %+v", last.Words, want)
+	}
+	for _, tc := range []struct {
+		prog, opt     string
+		valued, known bool
+	}{
+		{"git", "-C", true, true}, {"git", "--no-pager", false, true}, {"git", "--git-dir", true, true}, {"npm", "--tag", false, false},
+	} {
+		if v, k := GlobalOption(tc.prog, tc.opt); v != tc.valued || k != tc.known {
+			t.Errorf("GlobalOption(%s, %s) = %v, %v", tc.prog, tc.opt, v, k)
+		}
 	}
 }

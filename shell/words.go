@@ -3,6 +3,7 @@ package shell
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
@@ -125,4 +126,19 @@ func firstWord(line string) string {
 		return ""
 	}
 	return "`" + f[0] + "`"
+}
+
+// globalValued lists, for programs whose options before a subcommand
+// dev knows, those that take the next word as their value (`git -C dir
+// status`).
+var globalValued = map[string][]string{
+	"git": {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env"},
+}
+
+// GlobalOption reports whether opt, an option given to prog before its
+// subcommand, takes the next word as its value; known is false for a
+// program whose options dev does not know (it may, or not).
+func GlobalOption(prog, opt string) (takesValue, known bool) {
+	valued, known := globalValued[prog]
+	return known && slices.Contains(valued, opt), known
 }

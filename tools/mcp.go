@@ -169,7 +169,7 @@ func (m MCPTool) Run(ctx context.Context, env *Env, input string) Result {
 	if err != nil {
 		return r.fail(err.Error() + ".")
 	}
-	out := newOutput(env.OutputDir)
+	out := newOutput(env.OutputDir, env.Spills)
 	_, _ = out.Write([]byte(renderContent(res)))
 	out.close()
 	if res.IsError {

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/devagent/dev/textfmt"
 	"io"
 	"os"
 	"runtime"
 	"strings"
 	"sync"
+
+	"github.com/devagent/dev/redact"
+	"github.com/devagent/dev/textfmt"
 )
 
 const (
@@ -33,9 +35,12 @@ const (
 // prints: it keeps the head and the tail, and once the output outgrows them
 // it writes it, from the first byte, to a file in dir: all of it up to
 // SpillMax, else its first SpillHead bytes and its last bytes (kept in a
-// second file used as a ring until close puts them in order).
+// second file used as a ring until close puts them in order). The file is
+// the session's (spills, nil for none): secrets are masked before they
+// reach it, and the session's files are kept under their total.
 type output struct {
-	dir string
+	dir    string
+	spills *Spills
 
 	mu        sync.Mutex
 	head      []byte
@@ -48,9 +53,11 @@ type output struct {
 	spilled   int64    // bytes given to the file (and the ring)
 	ring      *os.File // the bytes after SpillHead, at offset (n - SpillHead) % spillTail
 	spillCut  int64    // bytes the saved file lacks, once closed
+	masker    *redact.Writer
+	emptied   []string // older saved outputs emptied to make room for this one
 }
 
-func newOutput(dir string) *output { return &output{dir: dir} }
+func newOutput(dir string, spills *Spills) *output { return &output{dir: dir, spills: spills} }
 
 // Write never fails: a command must not break because its output could not
 // be saved; the result says so instead.
@@ -62,7 +69,7 @@ func (o *output) Write(p []byte) (int, error) {
 		o.startSaving()
 	}
 	if o.file != nil {
-		if err := o.spill(p); err != nil {
+		if _, err := o.masker.Write(p); err != nil {
 			o.fileErr = err
 			o.dropFiles()
 		}
@@ -89,19 +96,16 @@ func (o *output) startSaving() {
 		o.fileErr = errors.New("no output directory was given")
 		return
 	}
-	if err := os.MkdirAll(o.dir, 0o755); err != nil {
-		o.fileErr = err
-		return
-	}
-	f, err := os.CreateTemp(o.dir, "command-*.log")
+	f, err := o.spills.create(o.dir)
 	if err != nil {
 		o.fileErr = err
 		return
 	}
 	o.file, o.savedPath = f, f.Name()
-	err = o.spill(o.head)
+	o.masker = o.spills.redactor().NewWriter(spillWriter{o})
+	_, err = o.masker.Write(o.head)
 	if err == nil {
-		err = o.spill(o.tail)
+		_, err = o.masker.Write(o.tail)
 	}
 	if err != nil {
 		o.fileErr = err
@@ -109,8 +113,22 @@ func (o *output) startSaving() {
 	}
 }
 
-// spill saves p: into the file up to SpillHead, then into the ring.
+// spillWriter passes the masked output to spill.
+type spillWriter struct{ o *output }
+
+func (w spillWriter) Write(p []byte) (int, error) {
+	if err := w.o.spill(p); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// spill saves p: into the file up to SpillHead, then into the ring. The
+// session counts the file as large as it will be.
 func (o *output) spill(p []byte) error {
+	defer func() {
+		o.emptied = append(o.emptied, o.spills.sized(o.savedPath, min(o.spilled, SpillMax), true)...)
+	}()
 	if room := SpillHead - o.spilled; room > 0 {
 		k := int(min(room, int64(len(p))))
 		if _, err := o.file.Write(p[:k]); err != nil {
@@ -170,6 +188,9 @@ func (o *output) close() {
 	if o.file == nil {
 		return
 	}
+	if err := o.masker.Flush(); err != nil && o.fileErr == nil {
+		o.fileErr = err
+	}
 	if o.ring != nil {
 		if err := o.appendRing(); err != nil && o.fileErr == nil {
 			o.fileErr = err
@@ -180,6 +201,9 @@ func (o *output) close() {
 	}
 	o.file = nil
 	o.dropFiles()
+	if info, err := os.Stat(o.savedPath); err == nil {
+		o.emptied = append(o.emptied, o.spills.sized(o.savedPath, info.Size(), false)...)
+	}
 }
 
 func (o *output) appendRing() error {
@@ -235,6 +259,9 @@ func (o *output) String() string {
 		fmt.Fprintf(&b, " its first %d MB and last %d MB saved in %s]\n", SpillHead>>20, (SpillMax-SpillHead)>>20, o.savedPath)
 	default:
 		fmt.Fprintf(&b, " full output saved in %s]\n", o.savedPath)
+	}
+	if note := emptiedNote(o.emptied, o.spills.limit()); note != "" {
+		b.WriteString(note + "\n")
 	}
 	b.WriteString(clean(string(tail)))
 	return b.String()

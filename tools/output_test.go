@@ -12,7 +12,7 @@ import (
 
 func TestOutputShort(t *testing.T) {
 	t.Parallel()
-	o := newOutput("")
+	o := newOutput("", nil)
 	if got := o.String(); got != "(no output)" {
 		t.Errorf("empty: %q", got)
 	}
@@ -30,7 +30,7 @@ func TestOutputShort(t *testing.T) {
 func TestOutputLongKeepsHeadAndTailAndSavesAll(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "session")
-	o := newOutput(dir)
+	o := newOutput(dir, nil)
 	var all strings.Builder
 	line := strings.Repeat("x", 99) + "\n"
 	for i := range 2000 {
@@ -70,7 +70,7 @@ func TestOutputLongKeepsHeadAndTailAndSavesAll(t *testing.T) {
 
 func TestOutputCannotSave(t *testing.T) {
 	t.Parallel()
-	o := newOutput("")
+	o := newOutput("", nil)
 	big := strings.Repeat("y\n", OutputHead+OutputTail)
 	o.Write([]byte(big))
 	o.close()
@@ -81,7 +81,7 @@ func TestOutputCannotSave(t *testing.T) {
 	if err := os.WriteFile(blocker, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	o = newOutput(filepath.Join(blocker, "sub"))
+	o = newOutput(filepath.Join(blocker, "sub"), nil)
 	o.Write([]byte(big))
 	o.close()
 	if got := o.String(); !strings.Contains(got, "the full output could not be saved: not a directory]") {
@@ -119,7 +119,7 @@ func counting(t *testing.T, w io.Writer, n int64, ranges ...[2]int64) [][]byte {
 func TestOutputSpillCap(t *testing.T) {
 	t.Parallel()
 	for _, size := range []int64{SpillMax - 1<<20, 3*SpillMax + 12345} {
-		o := newOutput(t.TempDir())
+		o := newOutput(t.TempDir(), nil)
 		want := counting(t, o, size, [2]int64{0, SpillHead}, [2]int64{size - spillTail, size}, [2]int64{0, size})
 		o.close()
 		saved := readFile(t, o.savedPath)

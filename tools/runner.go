@@ -89,6 +89,7 @@ type runner struct {
 	env        *Env // for the checks of SPEC §13
 	dir        string
 	outputDir  string
+	spills     *Spills // nil: saved output is neither masked nor counted
 	timeout    time.Duration
 	grace      time.Duration
 	background Background // nil: commands past the timeout are stopped
@@ -98,7 +99,7 @@ type runner struct {
 }
 
 func newRunner(env *Env) *runner {
-	r := &runner{env: env, dir: env.Dir, outputDir: env.OutputDir, timeout: env.CommandTimeout, grace: killGrace,
+	r := &runner{env: env, dir: env.Dir, outputDir: env.OutputDir, spills: env.Spills, timeout: env.CommandTimeout, grace: killGrace,
 		background: env.Background, sandbox: env.Sandbox, groups: env.Groups, live: env.Live}
 	if r.timeout <= 0 {
 		r.timeout = defaultCommandTimeout
@@ -132,7 +133,7 @@ func (r *runner) run(ctx context.Context, j job) Result {
 	if j.timeout > 0 {
 		timeout = j.timeout
 	}
-	out := newOutput(r.outputDir)
+	out := newOutput(r.outputDir, r.spills)
 	if r.groups != nil {
 		j.env = append(j.env, r.groups.Env()...)
 	}

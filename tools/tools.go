@@ -35,6 +35,11 @@ type Env struct {
 	// OutputDir receives the full output of commands whose output was cut
 	// (the session's directory). Created on first use.
 	OutputDir string
+	// Spills is the session's account of that saved output: it masks
+	// secrets in the files as they are written and keeps the files under
+	// SessionSpillMax in all. Nil: the files are written as printed, each
+	// capped alone.
+	Spills *Spills
 	// Ask puts a question to the user (interactive mode only).
 	Ask func(ctx context.Context, question string) (string, error)
 	// Background takes over commands still running after CommandTimeout and

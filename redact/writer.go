@@ -1,0 +1,132 @@
+package redact
+
+import (
+	"bytes"
+	"io"
+	"strings"
+)
+
+// Writer sizes: text is masked in chunks of about chunkSize bytes, cut
+// after a line break; a line longer than maxLine is cut inside, where no
+// secret can straddle the cut.
+const (
+	chunkSize = 64 << 10
+	maxLine   = 1 << 20
+	// maxToken bounds how far back a cut inside a line moves to stay out
+	// of a run of token bytes (a token shape).
+	maxToken = 4 << 10
+)
+
+// Writer masks a stream (a command's saved output) as it is written: what
+// reaches the underlying writer is what Redact would make of the whole
+// stream. It holds back the text that may continue a secret (the current
+// line, within limits) until more comes or Flush is called, so a secret
+// split across two writes is masked all the same. Not safe for
+// concurrent use.
+type Writer struct {
+	r   *Redactor
+	w   io.Writer
+	buf []byte
+	// flat is how much of buf is known to hold no line break.
+	flat int
+	err  error
+}
+
+// NewWriter returns a Writer masking what it is given into w. With a nil
+// Redactor nothing is masked and nothing is held back.
+func (r *Redactor) NewWriter(w io.Writer) *Writer { return &Writer{r: r, w: w} }
+
+// Write masks and passes on p, but for what it holds back. An error of the
+// underlying writer is returned, by this and every later call.
+func (x *Writer) Write(p []byte) (int, error) {
+	if x.err != nil {
+		return 0, x.err
+	}
+	if x.r == nil {
+		_, x.err = x.w.Write(p)
+		return len(p), x.err
+	}
+	x.buf = append(x.buf, p...)
+	for len(x.buf) >= chunkSize {
+		cut := x.cut()
+		if cut == 0 {
+			break // one line, not yet long enough to cut inside
+		}
+		if err := x.emit(x.buf[:cut]); err != nil {
+			return len(p), err
+		}
+		x.buf = x.buf[:copy(x.buf, x.buf[cut:])]
+		x.flat = 0
+	}
+	return len(p), nil
+}
+
+// Flush masks and passes on everything held back: the end of the stream.
+func (x *Writer) Flush() error {
+	if x.err != nil || len(x.buf) == 0 {
+		return x.err
+	}
+	err := x.emit(x.buf)
+	x.buf, x.flat = x.buf[:0], 0
+	return err
+}
+
+func (x *Writer) emit(p []byte) error {
+	s := string(p)
+	if masked := x.r.Redact(s); masked != s { // the same string when nothing was masked: no compare
+		_, x.err = io.WriteString(x.w, masked)
+	} else {
+		_, x.err = x.w.Write(p)
+	}
+	return x.err
+}
+
+// cut returns how much of the buffer can be masked now, without the
+// rest: up to the last line break (no token shape holds one, nor any
+// literal form but those in r.newline, which are checked), or, in a line
+// longer than maxLine, a point that no literal form straddles and that is
+// not inside a run of token bytes. 0: hold everything.
+func (x *Writer) cut() int {
+	b := x.buf
+	if i := bytes.LastIndexByte(b[x.flat:], '\n'); i >= 0 {
+		return x.clear(x.flat+i+1, x.r.newline)
+	}
+	x.flat = len(b)
+	if len(b) < maxLine {
+		return 0
+	}
+	c := len(b) - x.r.longest
+	for k := 0; k < maxToken && c > 0 && isTokenByte(b[c-1]) && (c == len(b) || isTokenByte(b[c])); k++ {
+		c--
+	}
+	return x.clear(c, x.r.texts)
+}
+
+// clear moves the cut c back to the start of any of forms that straddles
+// it: starts before c and runs past it, also past the end of the buffer
+// (a form not yet written in full).
+func (x *Writer) clear(c int, forms []string) int {
+	if len(forms) == 0 {
+		return c
+	}
+	b := x.buf
+	for moved := true; moved && c > 0; {
+		moved = false
+		for s := max(0, c-x.r.longest+1); s < c && !moved; s++ {
+			text := string(b[s:min(len(b), s+x.r.longest)])
+			for _, f := range forms {
+				if len(f) > c-s && (strings.HasPrefix(text, f) || len(text) < len(f) && strings.HasPrefix(f, text)) {
+					c, moved = s, true
+					break
+				}
+			}
+		}
+	}
+	return c
+}
+
+// isTokenByte: the bytes of token shapes and encodings (letters, digits,
+// _ - + / = .).
+func isTokenByte(c byte) bool {
+	return tokenByte(c) || c == '+' || c == '/' || c == '=' || c == '.'
+}
