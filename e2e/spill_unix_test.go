@@ -68,14 +68,17 @@ func TestCommandSpillFileIsCapped(t *testing.T) {
 // TestSessionSpillCap: a session's saved command output is capped in all
 // at 256 MB (issue 22, break 9: 8 commands put 513 MB in one session).
 // Three saved outputs of 100 MB from an earlier run (sparse files: cheap)
-// are in the session's directory; the next long output empties the
+// are in the session's output directory; the next long output empties the
 // oldest, its result says so, and a later read of the emptied file says
 // why it is empty.
 func TestSessionSpillCap(t *testing.T) {
 	w := newWorld(t, nil)
 	w.srv.Script(done("Nothing to do."))
 	w.run("--no-audit", "-p", "start").expect(t, 0)
-	dir := filepath.Join(w.home, "sessions", w.onlySession().ID)
+	dir := filepath.Join(w.home, "sessions", w.onlySession().ID, "output")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	old := time.Now().Add(-time.Hour)
 	var earlier []string
 	for i := 0; i < 3; i++ {
