@@ -81,4 +81,3 @@ func unicodeLocale(env Env) bool {
 	}
 	return runtime.GOOS == "windows"
 }
-
