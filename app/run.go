@@ -41,7 +41,7 @@ func (a *App) Run(ctx context.Context, request string) Result {
 	a.runFrom, a.runStarted = len(a.sess.Requests), a.opts.Now()
 	a.sess.StatusReason = ""
 	o := a.loop.Run(ctx, a.sess, a.attach(request))
-	if cost := usage.SessionCost(a.sess, a.cfg.Prices); cost != nil {
+	if cost := usage.SessionCost(a.sess, Prices(a.cfg.Prices)); cost != nil {
 		a.sess.Cost = cost
 		if err := a.store.Save(a.sess); err != nil {
 			a.warn("saving the session's cost: " + err.Error())

@@ -3,6 +3,7 @@ package app
 import (
 	"time"
 
+	"github.com/devagent/dev/config"
 	"github.com/devagent/dev/event"
 	"github.com/devagent/dev/loop"
 	"github.com/devagent/dev/sessions"
@@ -27,7 +28,7 @@ func (a *App) usage(o loop.Outcome) event.Usage {
 		u.Estimated = u.Estimated || r.Estimated
 		price, ok := a.cfg.Prices[r.Model]
 		u.CostKnown = u.CostKnown && ok
-		u.Cost += usage.Cost(r, price)
+		u.Cost += usage.Cost(r, usage.Price(price))
 	}
 	if len(records) == 0 {
 		u.CostKnown = false
@@ -47,4 +48,13 @@ func (a *App) usage(o loop.Outcome) event.Usage {
 type runClock struct {
 	runFrom    int
 	runStarted time.Time
+}
+
+// Prices are config.json's prices as package usage takes them.
+func Prices(prices map[string]config.Price) map[string]usage.Price {
+	out := make(map[string]usage.Price, len(prices))
+	for model, p := range prices {
+		out[model] = usage.Price(p)
+	}
+	return out
 }

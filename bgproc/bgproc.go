@@ -174,7 +174,7 @@ func (m *Manager) info(e *entry) Info {
 	p := e.p
 	i := Info{ID: e.id, Command: e.command, PID: p.PID(), Status: Running, ExitCode: -1,
 		Unread: p.Output().Total() - e.read}
-	if p.exited() {
+	if p.Exited() {
 		i.Status = Exited
 		if p.Stopped() {
 			i.Status = Killed
@@ -240,7 +240,7 @@ func (m *Manager) Kill(id string) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	running := !e.p.exited()
+	running := !e.p.Exited()
 	forced := e.p.Stop(m.opts.Grace)
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -265,7 +265,7 @@ func (m *Manager) Shutdown() []Info {
 	var wg sync.WaitGroup
 	var running []*entry
 	for _, e := range entries {
-		if !e.p.exited() {
+		if !e.p.Exited() {
 			running = append(running, e)
 		}
 		wg.Go(func() { e.p.Stop(m.opts.Grace) })

@@ -2,10 +2,14 @@ package commands
 
 import (
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/devagent/dev/config"
+	"github.com/devagent/dev/textfmt"
 	"github.com/devagent/dev/ui"
 )
 
@@ -39,6 +43,42 @@ func (d *devCmd) profiles(c *cli.Context) error {
 		fmt.Fprintf(d.streams.Err, "no profiles in %s; add them under \"profiles\" (see the README's Profiles section)\n", config.Path(dir))
 		return nil
 	}
-	ui.Profiles(d.streams.Out, cfg.Profiles, cfg.Profile)
+	sets := make(map[string][]string, len(cfg.Profiles))
+	for name, p := range cfg.Profiles {
+		sets[name] = profileSettings(p)
+	}
+	ui.Profiles(d.streams.Out, sets, cfg.Profile)
 	return nil
+}
+
+// profileSettings says what p sets, one phrase per key (never the API
+// key's value).
+func profileSettings(p config.Profile) []string {
+	var parts []string
+	add := func(key string, v *string) {
+		if v != nil {
+			parts = append(parts, key+" "+*v)
+		}
+	}
+	add("model", p.Model)
+	add("at", p.APIURL)
+	if p.APIKey != nil && *p.APIKey != "" {
+		parts = append(parts, "with an API key")
+	}
+	add("auditModel", p.AuditModel)
+	add("compressModel", p.CompressModel)
+	if p.MaxContextTokens != nil {
+		parts = append(parts, textfmt.Thousands(int64(*p.MaxContextTokens))+"-token window")
+	}
+	add("thinking", p.Thinking)
+	if p.Temperature != nil {
+		parts = append(parts, fmt.Sprintf("temperature %v", *p.Temperature))
+	}
+	if p.MaxTokens != nil {
+		parts = append(parts, fmt.Sprintf("maxTokens %d", *p.MaxTokens))
+	}
+	if len(p.ExtraBody) > 0 {
+		parts = append(parts, "extraBody "+strings.Join(slices.Sorted(maps.Keys(p.ExtraBody)), ", "))
+	}
+	return parts
 }

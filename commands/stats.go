@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/devagent/dev/app"
 	"github.com/devagent/dev/config"
 	"github.com/devagent/dev/textfmt"
 	"github.com/devagent/dev/ui"
@@ -48,7 +49,7 @@ func (d *devCmd) stats(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	rows := usage.Stats(list, time.Now().AddDate(0, 0, -days), cfg.Prices)
+	rows := usage.Stats(list, time.Now().AddDate(0, 0, -days), app.Prices(cfg.Prices))
 	if c.Bool("json") {
 		return ui.StatsJSON(d.streams.Out, rows, days)
 	}

@@ -15,6 +15,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/devagent/dev/procgroup"
 )
 
 // Server is one configured MCP server and what became of it.
@@ -34,8 +36,8 @@ type Server struct {
 	tools          []*Tool
 	skipped        []string // warnings about tools left out
 	session        *sdk.ClientSession
-	proc           *process        // stdio
-	http           *http.Transport // Streamable HTTP: its connections are closed with the server
+	proc           *procgroup.Group // stdio
+	http           *http.Transport  // Streamable HTTP: its connections are closed with the server
 	grace          time.Duration
 	connectTimeout time.Duration
 
@@ -192,13 +194,13 @@ func (s *Server) fail(ctx context.Context, err error) {
 	timedOut := errors.Is(ctx.Err(), context.DeadlineExceeded)
 	// A process that ends by itself ends within the grace; it is asked to
 	// only after that.
-	exited := !timedOut && s.proc != nil && s.proc.waitExit(s.grace)
+	exited := !timedOut && s.proc != nil && s.proc.Wait(s.grace)
 	_ = s.close()
 	switch {
 	case timedOut:
 		s.err = fmt.Errorf("no answer within %s (the connect timeout)%s", seconds(s.connectTimeout), s.stderrNote())
-	case exited && (s.proc.exitCode() != 0 || errors.Is(err, io.EOF) || errors.Is(err, sdk.ErrConnectionClosed)):
-		s.err = fmt.Errorf("it exited during start (%s)%s", s.proc.state(), s.stderrNote())
+	case exited && (s.proc.ExitCode() != 0 || errors.Is(err, io.EOF) || errors.Is(err, sdk.ErrConnectionClosed)):
+		s.err = fmt.Errorf("it exited during start (%s)%s", s.proc.State(), s.stderrNote())
 	default:
 		msg := describe(err)
 		if code := statusCode(msg); code != 0 {
@@ -234,9 +236,9 @@ func (s *Server) callError(ctx context.Context, tool string, timeout time.Durati
 		return &CallError{Err: errors.Join(ErrServerGone, err),
 			Message: fmt.Sprintf("%s: MCP server %q sent something that is not JSON-RPC (%s); its tools are unavailable until dev restarts%s", name, s.Name, syn.Error(), s.stderrNote())}
 	}
-	if s.proc != nil && s.proc.waitExit(s.grace) {
+	if s.proc != nil && s.proc.Wait(s.grace) {
 		return &CallError{Err: ErrServerGone,
-			Message: fmt.Sprintf("%s: MCP server %q is no longer running (%s); its tools are unavailable until dev restarts%s", name, s.Name, s.proc.state(), s.stderrNote())}
+			Message: fmt.Sprintf("%s: MCP server %q is no longer running (%s); its tools are unavailable until dev restarts%s", name, s.Name, s.proc.State(), s.stderrNote())}
 	}
 	if errors.Is(err, sdk.ErrConnectionClosed) {
 		return &CallError{Err: ErrServerGone,
@@ -316,7 +318,7 @@ func (s *Server) close() error {
 			_ = s.session.Close()
 		}
 		if s.proc != nil {
-			errs = append(errs, s.proc.stop(s.grace))
+			errs = append(errs, stopProcess(s.proc, s.grace))
 		}
 		if s.http != nil {
 			s.http.CloseIdleConnections()

@@ -1,9 +1,6 @@
 package reaper
 
 import (
-	"bytes"
-	"errors"
-	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -28,54 +25,6 @@ func bootID() (string, error) {
 		return "", err
 	}
 	return strings.TrimSpace(string(b)), nil
-}
-
-// startTime is when pid started, in clock ticks since boot.
-func startTime(pid int) (uint64, error) {
-	p, err := readProc(strconv.Itoa(pid))
-	return p.start, err
-}
-
-// processes lists every process /proc shows.
-func processes() ([]proc, error) {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil, err
-	}
-	var out []proc
-	for _, e := range entries {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		if p, err := readProc(e.Name()); err == nil {
-			out = append(out, p)
-		} // else: gone meanwhile
-	}
-	return out, nil
-}
-
-// readProc reads /proc/<pid>/stat: pid (comm) state ppid pgrp session …
-// starttime (the 22nd field); comm may hold spaces and parentheses.
-func readProc(pid string) (proc, error) {
-	stat, err := os.ReadFile("/proc/" + pid + "/stat")
-	if err != nil {
-		return proc{}, err
-	}
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 {
-		return proc{}, errors.New("malformed stat")
-	}
-	f := strings.Fields(string(stat[i+1:]))
-	if len(f) < 20 {
-		return proc{}, fmt.Errorf("stat of %s has %d fields", pid, len(f))
-	}
-	p := proc{zombie: f[0] == "Z" || f[0] == "X"}
-	p.pid, _ = strconv.Atoi(pid)
-	p.ppid, _ = strconv.Atoi(f[1])
-	p.pgid, _ = strconv.Atoi(f[2])
-	p.sid, _ = strconv.Atoi(f[3])
-	p.start, err = strconv.ParseUint(f[19], 10, 64)
-	return p, err
 }
 
 // environ is the environment pid started with: NUL-separated NAME=value.

@@ -11,10 +11,5 @@ const supported = false
 // AdoptOrphans is Linux only.
 func AdoptOrphans() error { return errors.ErrUnsupported }
 
-func bootID() (string, error)       { return "", errors.ErrUnsupported }
-func startTime(int) (uint64, error) { return 0, errors.ErrUnsupported }
-func processes() ([]proc, error)    { return nil, errors.ErrUnsupported }
-func terminate([]target)            {}
-func kill([]target)                 {}
-func ownGroup() int                 { return 0 }
-func environ(int) ([]byte, error)   { return nil, errors.ErrUnsupported }
+func bootID() (string, error)     { return "", errors.ErrUnsupported }
+func environ(int) ([]byte, error) { return nil, errors.ErrUnsupported }

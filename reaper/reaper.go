@@ -29,6 +29,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/devagent/dev/procgroup"
 )
 
 // FileName is the record's name in the session's directory.
@@ -107,7 +109,9 @@ func (r *Reaper) open() {
 // not be written; the group is kept in memory all the same.
 func (r *Reaper) Record(pid int) error {
 	g := Group{PGID: pid}
-	g.Start, _ = startTime(pid)
+	if p, err := procgroup.Find(pid); err == nil {
+		g.Start = p.Start
+	}
 	g.Boot, _ = bootID()
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -226,7 +230,7 @@ func stop(groups []Group, runs []string, grace time.Duration, children bool) int
 	}
 	boot, _ := bootID()
 	live := func() []target {
-		procs, err := processes()
+		procs, err := procgroup.Processes()
 		if err != nil {
 			return nil
 		}
@@ -237,7 +241,7 @@ func stop(groups []Group, runs []string, grace time.Duration, children bool) int
 	if len(first) == 0 {
 		return 0
 	}
-	terminate(first)
+	signal(first, procgroup.Term)
 	deadline := time.Now().Add(grace)
 	for time.Now().Before(deadline) {
 		if len(live()) == 0 {
@@ -253,26 +257,30 @@ func stop(groups []Group, runs []string, grace time.Duration, children bool) int
 		if len(left) == 0 || time.Now().After(deadline) {
 			return len(first)
 		}
-		kill(left)
+		signal(left, procgroup.Kill)
 		time.Sleep(pollStop)
 	}
 }
 
-// proc is one process as the system shows it.
-type proc struct {
-	pid, ppid, pgid, sid int
-	start                uint64
-	zombie               bool
+// signal sends sig to each target: a whole group, or one process.
+func signal(ts []target, sig procgroup.Signal) {
+	for _, t := range ts {
+		if t.pgid > 0 {
+			_ = procgroup.SignalGroup(t.pgid, sig)
+		} else {
+			_ = procgroup.SignalProcess(t.pid, sig)
+		}
+	}
 }
 
 // targets are the recorded groups that still hold live processes of their
 // own (owned), and with children the children of this process not among
 // them: a child leading its own group is signalled as a group.
-func targets(groups []Group, procs []proc, boot string, children bool) []target {
-	byGroup := map[int][]proc{}
+func targets(groups []Group, procs []procgroup.Process, boot string, children bool) []target {
+	byGroup := map[int][]procgroup.Process{}
 	for _, p := range procs {
-		if !p.zombie {
-			byGroup[p.pgid] = append(byGroup[p.pgid], p)
+		if !p.Zombie {
+			byGroup[p.PGID] = append(byGroup[p.PGID], p)
 		}
 	}
 	var out []target
@@ -289,16 +297,16 @@ func targets(groups []Group, procs []proc, boot string, children bool) []target 
 	if !children {
 		return out
 	}
-	self, own := os.Getpid(), ownGroup()
+	self, own := os.Getpid(), procgroup.Current()
 	for _, p := range procs {
-		if p.ppid != self || p.zombie || seen[p.pgid] {
+		if p.PPID != self || p.Zombie || seen[p.PGID] {
 			continue
 		}
-		if p.pgid == p.pid && p.pgid != own {
-			seen[p.pgid] = true
-			out = append(out, target{pgid: p.pgid})
+		if p.PGID == p.PID && p.PGID != own {
+			seen[p.PGID] = true
+			out = append(out, target{pgid: p.PGID})
 		} else {
-			out = append(out, target{pid: p.pid})
+			out = append(out, target{pid: p.PID})
 		}
 	}
 	return out
@@ -308,7 +316,7 @@ func targets(groups []Group, procs []proc, boot string, children bool) []target 
 // ids (started by those runs' commands, whatever group or session they are
 // in now) and that are not in a group of ts already. This process is
 // never one.
-func marked(procs []proc, runs []string, ts []target) []target {
+func marked(procs []procgroup.Process, runs []string, ts []target) []target {
 	if len(runs) == 0 {
 		return nil
 	}
@@ -323,16 +331,16 @@ func marked(procs []proc, runs []string, ts []target) []target {
 	}
 	var out []target
 	for _, p := range procs {
-		if p.zombie || p.pid == self || p.pid <= 1 || signalled[p.pgid] {
+		if p.Zombie || p.PID == self || p.PID <= 1 || signalled[p.PGID] {
 			continue
 		}
-		env, err := environ(p.pid)
+		env, err := environ(p.PID)
 		if err != nil {
 			continue // gone, or not ours to read
 		}
 		for _, v := range bytes.Split(env, []byte{0}) {
 			if slices.ContainsFunc(want, func(w []byte) bool { return bytes.Equal(v, w) }) {
-				out = append(out, target{pid: p.pid})
+				out = append(out, target{pid: p.PID})
 				break
 			}
 		}
@@ -348,17 +356,17 @@ func marked(procs []proc, runs []string, ts []target) []target {
 // the group has members, so only a group that emptied and was made anew
 // by a process given the same pid can mislead; that process, or what it
 // started, would have to have led its own session too.)
-func owned(g Group, members []proc, boot string) bool {
+func owned(g Group, members []procgroup.Process, boot string) bool {
 	if len(members) == 0 || g.Boot != boot || g.PGID <= 1 {
 		return false
 	}
 	for _, p := range members {
-		if p.pid == g.PGID {
-			return g.Start != 0 && p.start == g.Start
+		if p.PID == g.PGID {
+			return g.Start != 0 && p.Start == g.Start
 		}
 	}
 	for _, p := range members {
-		if p.sid != g.PGID || p.start < g.Start {
+		if p.SID != g.PGID || p.Start < g.Start {
 			return false
 		}
 	}

@@ -5,29 +5,31 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/devagent/dev/procgroup"
 )
 
 func TestOwned(t *testing.T) {
 	t.Parallel()
 	g := Group{PGID: 100, Start: 5000, Boot: "b"}
-	leader := proc{pid: 100, pgid: 100, sid: 100, start: 5000}
-	child := proc{pid: 101, pgid: 100, sid: 100, start: 5010}
+	leader := procgroup.Process{PID: 100, PGID: 100, SID: 100, Start: 5000}
+	child := procgroup.Process{PID: 101, PGID: 100, SID: 100, Start: 5010}
 	tests := []struct {
 		name    string
 		g       Group
-		members []proc
+		members []procgroup.Process
 		boot    string
 		want    bool
 	}{
-		{"leader with its start time", g, []proc{leader, child}, "b", true},
-		{"leader with another start time: a new process", g, []proc{{pid: 100, pgid: 100, sid: 100, start: 9000}}, "b", false},
-		{"leader gone, its child left", g, []proc{child}, "b", true},
-		{"leader gone, a member older than the leader", g, []proc{{pid: 7, pgid: 100, sid: 100, start: 10}}, "b", false},
-		{"leader gone, a member of another session", g, []proc{{pid: 101, pgid: 100, sid: 50, start: 6000}}, "b", false},
-		{"another boot", g, []proc{leader}, "c", false},
-		{"start unknown, leader runs", Group{PGID: 100, Boot: "b"}, []proc{leader}, "b", false},
+		{"leader with its start time", g, []procgroup.Process{leader, child}, "b", true},
+		{"leader with another start time: a new process", g, []procgroup.Process{{PID: 100, PGID: 100, SID: 100, Start: 9000}}, "b", false},
+		{"leader gone, its child left", g, []procgroup.Process{child}, "b", true},
+		{"leader gone, a member older than the leader", g, []procgroup.Process{{PID: 7, PGID: 100, SID: 100, Start: 10}}, "b", false},
+		{"leader gone, a member of another session", g, []procgroup.Process{{PID: 101, PGID: 100, SID: 50, Start: 6000}}, "b", false},
+		{"another boot", g, []procgroup.Process{leader}, "c", false},
+		{"start unknown, leader runs", Group{PGID: 100, Boot: "b"}, []procgroup.Process{leader}, "b", false},
 		{"empty group", g, nil, "b", false},
-		{"init's group", Group{PGID: 1, Start: 1, Boot: "b"}, []proc{{pid: 1, pgid: 1, sid: 1, start: 1}}, "b", false},
+		{"init's group", Group{PGID: 1, Start: 1, Boot: "b"}, []procgroup.Process{{PID: 1, PGID: 1, SID: 1, Start: 1}}, "b", false},
 	}
 	for _, tt := range tests {
 		if got := owned(tt.g, tt.members, tt.boot); got != tt.want {
@@ -56,17 +58,17 @@ func TestReadRecordSkipsBrokenLines(t *testing.T) {
 
 func TestTargetsOfChildren(t *testing.T) {
 	t.Parallel()
-	self, own := os.Getpid(), ownGroup()
-	procs := []proc{
-		{pid: 500, ppid: self, pgid: 500, sid: 500, start: 1},       // a command, recorded below
-		{pid: 600, ppid: self, pgid: 600, sid: 600, start: 1},       // an adopted orphan leading its group
-		{pid: 700, ppid: self, pgid: own, sid: 1, start: 1},         // a child in dev's own group
-		{pid: 800, ppid: self, pgid: 800, sid: 800, zombie: true},   // an orphan that exited
-		{pid: 900, ppid: 2, pgid: 900, sid: 900, start: 1},          // not dev's
-		{pid: 501, ppid: 500, pgid: 500, sid: 500, start: 2},        // the command's child
-		{pid: 601, ppid: 600, pgid: 600, sid: 600, start: 2},        // the orphan's child
-		{pid: 701, ppid: self, pgid: 500, sid: 500, start: 3},       // an orphan of the command's group
-		{pid: 1000, ppid: 999, pgid: 1000, sid: 1000, zombie: true}, // not dev's
+	self, own := os.Getpid(), procgroup.Current()
+	procs := []procgroup.Process{
+		{PID: 500, PPID: self, PGID: 500, SID: 500, Start: 1},       // a command, recorded below
+		{PID: 600, PPID: self, PGID: 600, SID: 600, Start: 1},       // an adopted orphan leading its group
+		{PID: 700, PPID: self, PGID: own, SID: 1, Start: 1},         // a child in dev's own group
+		{PID: 800, PPID: self, PGID: 800, SID: 800, Zombie: true},   // an orphan that exited
+		{PID: 900, PPID: 2, PGID: 900, SID: 900, Start: 1},          // not dev's
+		{PID: 501, PPID: 500, PGID: 500, SID: 500, Start: 2},        // the command's child
+		{PID: 601, PPID: 600, PGID: 600, SID: 600, Start: 2},        // the orphan's child
+		{PID: 701, PPID: self, PGID: 500, SID: 500, Start: 3},       // an orphan of the command's group
+		{PID: 1000, PPID: 999, PGID: 1000, SID: 1000, Zombie: true}, // not dev's
 	}
 	boot, _ := bootID()
 	groups := []Group{{PGID: 500, Start: 1, Boot: boot}}

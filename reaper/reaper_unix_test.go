@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/devagent/dev/bgproc/bgproctest"
+	"github.com/devagent/dev/procgroup"
 )
 
 const grace = 300 * time.Millisecond
@@ -145,10 +146,11 @@ func TestOpenReapsADeadRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { other.Process.Kill(); other.Wait() })
-	start, err := startTime(other.Process.Pid)
+	leader, err := procgroup.Find(other.Process.Pid)
 	if err != nil {
 		t.Fatal(err)
 	}
+	start := leader.Start
 	boot, _ := bootID()
 	f, err := os.OpenFile(filepath.Join(dir, FileName), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {

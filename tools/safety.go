@@ -6,7 +6,6 @@ import (
 
 	"github.com/devagent/dev/guard"
 	"github.com/devagent/dev/shell"
-	"github.com/devagent/dev/textfmt"
 )
 
 // CheckCommand returns why a command line may not start under env's deny
@@ -24,11 +23,6 @@ func (e *Env) CheckCommand(line string) error {
 		return nil
 	}
 	return err
-}
-
-// RefusedCommand is the result of a command that was not started, and why.
-func RefusedCommand(command string, why error) Result {
-	return Result{Tool: Command, Summary: textfmt.Summary(command, 80), Command: command, ExitCode: -1}.refuse(why.Error() + ".")
 }
 
 // RunArgs runs a program with its arguments (argv, without a shell) the

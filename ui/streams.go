@@ -5,13 +5,10 @@
 package ui
 
 import (
-	"errors"
 	"io"
 	"os"
 	"runtime"
 	"strings"
-	"sync"
-	"syscall"
 
 	"golang.org/x/term"
 )
@@ -97,28 +94,4 @@ func unicodeLocale(env Env) bool {
 		}
 	}
 	return runtime.GOOS == "windows"
-}
-
-// OnClosed makes closed run, once, when a write to Out or Err fails because
-// the stream's reader went away (EPIPE: `dev -p … | head -1`), so that dev
-// can end as on SIGTERM, stopping what it started. The process must not
-// die of SIGPIPE for the write to fail: see os/signal, Notify for SIGPIPE.
-func (s *Streams) OnClosed(closed func()) {
-	once := sync.OnceFunc(closed)
-	s.Out = &pipeWatch{w: s.Out, closed: once}
-	s.Err = &pipeWatch{w: s.Err, closed: once}
-}
-
-// pipeWatch passes writes on and reports a broken pipe.
-type pipeWatch struct {
-	w      io.Writer
-	closed func()
-}
-
-func (p *pipeWatch) Write(b []byte) (int, error) {
-	n, err := p.w.Write(b)
-	if errors.Is(err, syscall.EPIPE) {
-		p.closed()
-	}
-	return n, err
 }

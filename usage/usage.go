@@ -8,12 +8,20 @@ import (
 	"slices"
 	"time"
 
-	"github.com/devagent/dev/config"
 	"github.com/devagent/dev/sessions"
 )
 
+// Price is what a model's tokens cost, in USD per million (config.json's
+// prices, converted by the caller: usage reads no configuration).
+type Price struct {
+	Input, Output float64
+	// CachedInput prices prompt tokens the server's cache served; 0 uses
+	// Input.
+	CachedInput float64
+}
+
 // Cost is what r cost at price p, in USD.
-func Cost(r sessions.Request, p config.Price) float64 {
+func Cost(r sessions.Request, p Price) float64 {
 	cached := 0
 	if r.CachedTokens != nil {
 		cached = min(*r.CachedTokens, r.PromptTokens)
@@ -27,7 +35,7 @@ func Cost(r sessions.Request, p config.Price) float64 {
 
 // SessionCost is what every request of sess cost, nil when a model it used
 // has no price (a partial figure would pass for the whole).
-func SessionCost(sess *sessions.Session, prices map[string]config.Price) *float64 {
+func SessionCost(sess *sessions.Session, prices map[string]Price) *float64 {
 	if len(sess.Requests) == 0 {
 		return nil
 	}
@@ -81,7 +89,7 @@ func (m Model) WellFormed() float64 {
 
 // Stats is per model, over the sessions updated since since, most used
 // first.
-func Stats(list []*sessions.Session, since time.Time, prices map[string]config.Price) []Model {
+func Stats(list []*sessions.Session, since time.Time, prices map[string]Price) []Model {
 	byModel := map[string]*Model{}
 	firstBytes := map[string][]int64{}
 	at := func(name string) *Model {

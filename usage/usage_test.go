@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/devagent/dev/config"
 	"github.com/devagent/dev/sessions"
 )
 
@@ -15,7 +14,7 @@ func TestCost(t *testing.T) {
 	t.Parallel()
 	cached := 600
 	r := sessions.Request{PromptTokens: 1000, CompletionTokens: 200, CachedTokens: &cached}
-	p := config.Price{Input: 3, Output: 15, CachedInput: 0.3}
+	p := Price{Input: 3, Output: 15, CachedInput: 0.3}
 	// 400 uncached at 3, 600 cached at 0.3, 200 out at 15, per million.
 	if got, want := Cost(r, p), (400*3+600*0.3+200*15)/1e6; !near(got, want) {
 		t.Errorf("cost %v, want %v", got, want)
@@ -28,7 +27,7 @@ func TestCost(t *testing.T) {
 
 func TestSessionCost(t *testing.T) {
 	t.Parallel()
-	prices := map[string]config.Price{"a": {Input: 1, Output: 2}}
+	prices := map[string]Price{"a": {Input: 1, Output: 2}}
 	sess := &sessions.Session{Requests: []sessions.Request{{Model: "a", PromptTokens: 1e6}, {Model: "a", CompletionTokens: 1e6}}}
 	if c := SessionCost(sess, prices); c == nil || !near(*c, 3) {
 		t.Errorf("cost %v, want 3", c)
@@ -54,7 +53,7 @@ func TestStats(t *testing.T) {
 		{Model: "small", Purpose: "compress", PromptTokens: 1000, CompletionTokens: 100, FirstByteMs: 5000},
 	}, Audits: []sessions.Audit{{Verdict: "FAIL"}, {Verdict: "PASS"}}}
 	s2 := &sessions.Session{UpdatedAt: now, Requests: []sessions.Request{{Model: "small", Purpose: "worker", FirstByteMs: 400}}}
-	got := Stats([]*sessions.Session{old, s1, s2}, now.AddDate(0, 0, -30), map[string]config.Price{"small": {Input: 1, Output: 1}})
+	got := Stats([]*sessions.Session{old, s1, s2}, now.AddDate(0, 0, -30), map[string]Price{"small": {Input: 1, Output: 1}})
 	if len(got) != 2 || got[0].Model != "small" || got[1].Model != "judge" {
 		t.Fatalf("models %+v", got)
 	}

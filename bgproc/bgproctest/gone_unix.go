@@ -3,27 +3,22 @@
 package bgproctest
 
 import (
-	"bytes"
 	"errors"
-	"os"
-	"runtime"
-	"strconv"
 	"syscall"
+
+	"github.com/devagent/dev/procgroup"
 )
 
 // Gone reports whether pid no longer runs. A zombie counts as gone: an
 // orphan waits for init to reap it, which some container inits do slowly.
+// Where the process table cannot be read, only a reaped process is gone.
 func Gone(pid int) bool {
 	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
 		return true
 	}
-	if runtime.GOOS != "linux" {
+	p, err := procgroup.Find(pid)
+	if errors.Is(err, errors.ErrUnsupported) {
 		return false
 	}
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return true // no /proc entry: gone
-	}
-	i := bytes.LastIndexByte(stat, ')')
-	return i > 0 && len(stat) > i+2 && stat[i+2] == 'Z'
+	return err != nil || p.Zombie
 }
