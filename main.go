@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/devagent/dev/app"
+	"github.com/devagent/dev/bgproc"
 	"github.com/devagent/dev/commands"
 	"github.com/devagent/dev/config"
 	"github.com/devagent/dev/interrupt"
@@ -52,6 +53,8 @@ func main() {
 		intr.CleanUp()
 		code = exitCode(context.Canceled)
 	}
+	// Last, what commands orphaned to dev and that nothing else found.
+	reaper.StopOrphans(bgproc.DefaultGrace)
 	stopProfiles()
 	os.Exit(code)
 }

@@ -254,6 +254,10 @@ func TestLiveCommandOutput(t *testing.T) {
 		}
 	}
 	if live.String() != "live-line\n" {
-		t.Errorf("live output %q", live.String())
+		var res []string
+		for _, e := range eventsOf[event.ToolFinished](w.rec) {
+			res = append(res, e.Result.Output)
+		}
+		t.Errorf("live output %q; results %q", live.String(), res)
 	}
 }

@@ -140,17 +140,16 @@ func (r *Reaper) Groups() []Group {
 	return append([]Group(nil), r.groups...)
 }
 
-// StopAll stops every recorded group that still has processes, every
-// process with the run id in its environment, and every child process of
-// dev's (orphans it adopted as subreaper, see AdoptOrphans): TERM, then
-// KILL to what is left after grace. It then
+// StopAll stops every recorded group that still has processes and every
+// process with the run id in its environment: TERM, then KILL to what is
+// left after grace. It then
 // removes the record: nothing is left for a later dev to stop. It returns
 // how many groups and processes it signalled.
 func (r *Reaper) StopAll(grace time.Duration) int {
 	r.mu.Lock()
 	groups := append([]Group(nil), r.groups...)
 	r.mu.Unlock()
-	n := stop(groups, []string{r.run}, grace, true)
+	n := stop(groups, []string{r.run}, grace, false)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.file != nil {
@@ -163,6 +162,13 @@ func (r *Reaper) StopAll(grace time.Duration) int {
 	r.err = nil
 	return n
 }
+
+// StopOrphans stops every child process of this process, as it ends: the
+// orphans it adopted as subreaper (see AdoptOrphans) that left their group
+// and lost the run id (`env -i setsid cmd &`). Only the process's owner
+// calls it, last: where several runs share the process (tests of app), it
+// would stop the commands of the others, which are children too.
+func StopOrphans(grace time.Duration) int { return stop(nil, nil, grace, true) }
 
 // Reap stops the groups a dead run recorded in dir that still hold the
 // processes it started, and the processes with its run id, and removes the
