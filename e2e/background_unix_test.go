@@ -276,3 +276,34 @@ func TestBackgroundKeptAcrossInteractiveTurns(t *testing.T) {
 		t.Errorf("pid %d still runs after dev exited", pid)
 	}
 }
+
+// A COMMAND ending with a lone & (a server) goes to the background at once,
+// not after commandTimeout (here a minute): the result gives its id and
+// its first second of output. Before, the shell backgrounded it, dev said
+// the command succeeded, and nothing it printed afterwards was captured.
+func TestCommandEndingWithAmpersandStartsInTheBackground(t *testing.T) {
+	w := newWorld(t, map[string]any{"commandTimeout": 60})
+	w.srv.Script(
+		reply("Start the server.", "COMMAND", "echo serving on 8080 && exec sleep 300 &"),
+		reply("Look.", "LIST_BACKGROUND_PROCESSES", ""),
+		reply("A quick one.", "COMMAND", "echo quick &"),
+		done("Started."),
+	)
+	r := w.run("--no-audit", "-p", "start the server")
+	r.expect(t, 0)
+	reqs := w.srv.Requests()
+	started := lastUser(reqs[1])
+	id := procIDRE.FindString(started)
+	if !strings.Contains(started, "Started in the background as "+id+" (the command ends with &). Its output in the first 1 s:\nserving on 8080\n") {
+		t.Errorf("the result:\n%s", started)
+	}
+	if list := lastUser(reqs[2]); id == "" || !strings.Contains(list, id+" (running for") || !strings.Contains(list, "echo serving on 8080 && exec sleep 300") {
+		t.Errorf("LIST result:\n%s", list)
+	}
+	if quick := lastUser(reqs[3]); !strings.Contains(quick, "Command succeeded (exit code 0).\nquick\n") || !strings.Contains(quick, "It ended within its first 1 s, so it did not go on in the background.") {
+		t.Errorf("a command that ends at once:\n%s", quick)
+	}
+	if !strings.Contains(r.stderr, "stopped background process "+id) {
+		t.Errorf("the server was not stopped when dev ended:\n%s", r.stderr)
+	}
+}

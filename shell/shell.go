@@ -631,3 +631,22 @@ func isDigits(s string) bool {
 	}
 	return true
 }
+
+// Background reports whether line ends with a lone `&` outside quotes (a
+// server started as `npm run dev &`), and returns line without it. `&&`,
+// a quoted `&` or one inside a subshell or a function is no such ending.
+func Background(line string) (rest string, ok bool) {
+	f, err := parseFile(line)
+	if err != nil || len(f.Stmts) == 0 || len(f.Last) > 0 {
+		return line, false
+	}
+	last := f.Stmts[len(f.Stmts)-1]
+	if !last.Background || !last.Semicolon.IsValid() {
+		return line, false
+	}
+	at := int(last.Semicolon.Offset())
+	if at >= len(line) || line[at] != '&' || strings.TrimSpace(line[at+1:]) != "" {
+		return line, false
+	}
+	return strings.TrimSpace(line[:at]), true
+}

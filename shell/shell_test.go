@@ -446,3 +446,30 @@ func TestParseValuesAndUnknownWords(t *testing.T) {
 		}
 	}
 }
+
+func TestBackground(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		line, rest string
+		ok         bool
+	}{
+		{"npm run dev &", "npm run dev", true},
+		{"python -m http.server 8000 > server.log 2>&1 &  \n", "python -m http.server 8000 > server.log 2>&1", true},
+		{"cd web && npm start &", "cd web && npm start", true},
+		{"make build\n./server --port 8080 &", "make build\n./server --port 8080", true},
+		{"make && make test", "", false},
+		{"echo 'a &'", "", false},
+		{`echo a \&`, "", false},
+		{"(sleep 1 &)", "", false},
+		{"sleep 1 & echo started", "", false},
+		{"ls # &", "", false},
+		{"echo done", "", false},
+		{"&", "", false},
+		{"echo 'unclosed &", "", false},
+	} {
+		rest, ok := Background(tc.line)
+		if ok != tc.ok || (ok && rest != tc.rest) {
+			t.Errorf("Background(%q) = %q, %v; want %q, %v", tc.line, rest, ok, tc.rest, tc.ok)
+		}
+	}
+}

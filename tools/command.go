@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/devagent/dev/parser"
+	"github.com/devagent/dev/shell"
 )
 
 // CommandTool runs a shell command in the working directory.
@@ -48,7 +49,11 @@ func (t CommandTool) Run(ctx context.Context, env *Env, input string) Result {
 	if err := t.Check(input); err != nil {
 		return Result{Tool: Command, ExitCode: -1}.fail(err.Error())
 	}
-	return newRunner(env).run(ctx, job{tool: Command, command: command, input: input})
+	j := job{tool: Command, command: command, input: input}
+	if rest, ok := shell.Background(command); ok {
+		j.command, j.background = rest, true
+	}
+	return newRunner(env).run(ctx, j)
 }
 
 // CommandText is the command a COMMAND input holds, as COMMAND runs it.

@@ -52,7 +52,16 @@ type job struct {
 	summary string        // for display; "" means the command
 	timeout time.Duration // 0 means the runner's
 	input   string        // the tool's input as the model wrote it
+	// background: the command ended with a lone `&` (a server, a
+	// watcher), which was taken off: it goes to the background after
+	// backgroundStart, as if it had outlived the timeout.
+	background bool
 }
+
+// backgroundStart is how long a command written to run in the background
+// (`npm run dev &`) runs in the foreground first, for the result to show
+// how it started.
+const backgroundStart = time.Second
 
 // startProcess starts the job's command (the platform shell with its
 // command line, or its program and arguments) in dir, in its own process
@@ -133,6 +142,9 @@ func (r *runner) run(ctx context.Context, j job) Result {
 	if j.timeout > 0 {
 		timeout = j.timeout
 	}
+	if j.background {
+		timeout = backgroundStart
+	}
 	out := newOutput(r.outputDir, r.spills)
 	if r.groups != nil {
 		j.env = append(j.env, r.groups.Env()...)
@@ -154,12 +166,16 @@ func (r *runner) run(ctx context.Context, j job) Result {
 	defer timer.Stop()
 	select {
 	case <-p.Done():
-		return r.finished(p, out, res)
+		res = r.finished(p, out, res)
+		if j.background {
+			res.Output += fmt.Sprintf("\nIt ended within its first %s, so it did not go on in the background.", seconds(timeout))
+		}
+		return res
 	case <-ctx.Done():
 		p.Stop(r.grace)
 		return r.stopped(out, res, "Command interrupted by the user; it was stopped (its whole process group).", "")
 	case <-timer.C:
-		return r.timedOut(p, out, res, timeout)
+		return r.timedOut(p, out, res, timeout, j.background)
 	}
 }
 
@@ -187,7 +203,7 @@ func (r *runner) finished(p *bgproc.Process, out *output, res Result) Result {
 // timedOut decides the fate of a command still running after the timeout:
 // the background manager takes it over, output and all; without one (or
 // when it is shutting down) it is stopped.
-func (r *runner) timedOut(p *bgproc.Process, out *output, res Result, timeout time.Duration) Result {
+func (r *runner) timedOut(p *bgproc.Process, out *output, res Result, timeout time.Duration, asked bool) Result {
 	if r.background != nil {
 		// From here on the output goes to the manager only: the foreground
 		// record holds bytes [0, seen), the manager serves what follows.
@@ -196,9 +212,12 @@ func (r *runner) timedOut(p *bgproc.Process, out *output, res Result, timeout ti
 			out.close()
 			res.OK = true
 			res.Attrs = append(res.Attrs, [2]string{"background", info.ID})
-			res.Output = fmt.Sprintf("Command still running after %s: it goes on in the background as %s. Output so far:\n%s\n"+
-				"%s %s shows what it prints next and whether it ended; %s %s stops it.",
-				seconds(timeout), info.ID, out.String(), ReadBackground, info.ID, KillBackground, info.ID)
+			started := fmt.Sprintf("Command still running after %s: it goes on in the background as %s. Output so far:", seconds(timeout), info.ID)
+			if asked {
+				started = fmt.Sprintf("Started in the background as %s (the command ends with &). Its output in the first %s:", info.ID, seconds(timeout))
+			}
+			res.Output = fmt.Sprintf("%s\n%s\n%s %s shows what it prints next and whether it ended; %s %s stops it.",
+				started, out.String(), ReadBackground, info.ID, KillBackground, info.ID)
 			return res
 		}
 		// Not taken (dev is exiting): stop it, keeping what came since.
