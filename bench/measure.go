@@ -54,9 +54,10 @@ type scenario struct {
 type world struct {
 	home, dir string
 	srv       *llmtest.Server
-	shared    any    // what prepare returned
-	slow      []bool // slow[i]: reply i runs a COMMAND (not an instant tool)
-	timeout   int    // commandTimeout in seconds
+	shared    any            // what prepare returned
+	slow      []bool         // slow[i]: reply i runs a COMMAND (not an instant tool)
+	timeout   int            // commandTimeout in seconds
+	config    map[string]any // more settings of config.json
 	// sessionsBefore counts the sessions home held before the run.
 	sessionsBefore int
 	temp           []string
@@ -85,6 +86,7 @@ type process struct {
 	firstRequest   time.Duration
 	gaps           []time.Duration // after instant replies
 	slowGaps       []time.Duration // after replies that ran a command
+	steps          []time.Duration // every gap, in order
 	requests       []llmtest.Request
 }
 
@@ -108,11 +110,15 @@ func (w *world) close() {
 }
 
 func (w *world) writeConfig() error {
-	conf, err := json.MarshalIndent(map[string]any{
+	settings := map[string]any{
 		"apiUrl":         w.srv.BaseURL(),
 		"model":          "mock-model",
 		"commandTimeout": w.timeout,
-	}, "", "  ")
+	}
+	for k, v := range w.config {
+		settings[k] = v
+	}
+	conf, err := json.MarshalIndent(settings, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -189,6 +195,7 @@ func (b *bench) once(sc scenario, shared any, run string) (*process, error) {
 	}
 	for i := 1; i < len(p.requests); i++ {
 		gap := p.requests[i].Arrived.Sub(p.requests[i-1].Replied)
+		p.steps = append(p.steps, gap)
 		if i-1 < len(w.slow) && w.slow[i-1] {
 			p.slowGaps = append(p.slowGaps, gap)
 		} else {
