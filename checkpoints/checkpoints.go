@@ -152,8 +152,8 @@ type Store struct {
 	// or it failed: watchErr says why).
 	watch    *watcher
 	watchErr error
-	// idxChanged counts scans that changed the index since it was last
-	// saved, idxSaved the saves.
+	// idxChanged counts changes to the index since it was last saved,
+	// idxSaved the saves.
 	idxChanged, idxSaved int
 	// pending counts the index's files recorded by stat whose content is
 	// not stored yet; capturing is the background capture, when one runs.

@@ -315,3 +315,21 @@ func TestLazyCaptureResumed(t *testing.T) {
 	}
 	sameState(t, "after the rewind", state(t, dir, false), original)
 }
+
+// A survey counts what the first snapshot holds, and writes nothing.
+func TestSurveyDir(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write(t, dir, files{"a": "12345", "b/c": "123", "b/d/e": "1", ".gitignore": "*.log\n", "x.log": "ignored", "big": strings.Repeat("x", 100), "link": "->a"})
+	before := state(t, dir, true)
+	sv, err := SurveyDir(context.Background(), dir, Options{MaxFileBytes: 50})
+	must(t, err)
+	// a, b/c, b/d/e, .gitignore, link; big is over the cap.
+	if sv.Files != 5 || sv.Dirs != 3 || sv.Bytes != 5+3+1+6+1 || sv.Oversize != 1 || sv.Partial {
+		t.Errorf("survey %+v", sv)
+	}
+	sameState(t, "after the survey", state(t, dir, true), before)
+	if runtime.GOOS == "linux" && sv.WatchLimit == 0 {
+		t.Errorf("no watch limit on Linux: %s", sv.WatchWhy)
+	}
+}

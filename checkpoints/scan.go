@@ -143,8 +143,8 @@ type scanner struct {
 	old  index     // the index before the scan
 	when time.Time // when the scan began
 	// lazy: files the index does not know are recorded by their stat
-	// (see capture.go).
-	lazy bool
+	// (see capture.go). dry: nothing is stored (SurveyDir).
+	lazy, dry bool
 	// spare holds a token per CPU beyond the first: a walk with a spare
 	// token reads a subdirectory on a goroutine of its own.
 	spare chan struct{}
@@ -287,15 +287,17 @@ func (sc *scanner) finish(ctx context.Context) error {
 	if sc.res.Deferred > 0 {
 		s.countPending()
 	}
-	if sc.res.Looked == LookAll && (s.idxSaved == 0 || sc.res.Hashed+sc.res.Deferred >= saveIndexAfter) {
+	if sc.res.Deferred > 0 || sc.res.Hashed > 0 && s.idxSaved == 0 || sc.res.Hashed >= saveIndexAfter {
 		s.saveIndex()
 	}
 	return nil
 }
 
-// saveIndexAfter is how many files a scan must read (or defer) for the
-// index to be saved at once rather than when the store is closed: losing
-// it costs reading them again.
+// saveIndexAfter is how many files a scan must read for the index to be
+// saved at once rather than when the store is closed: losing it (dev
+// killed) costs reading them again. The first scan of a store that read
+// anything saves it, and one that defers files: it holds which files
+// are still to be read.
 const saveIndexAfter = 1000
 
 // indexOf gathers the index of the tree below n.
@@ -525,9 +527,11 @@ func (sc *scanner) link(abs, name string) (entry, error) {
 			return entry{}, err
 		}
 	}
-	h, err := sc.s.obj.put([]byte(target))
-	if err != nil {
-		return entry{}, err
+	h := sha256.Sum256([]byte(target))
+	if !sc.dry {
+		if h, err = sc.s.obj.put([]byte(target)); err != nil {
+			return entry{}, err
+		}
 	}
 	return entry{name: name, mode: fs.ModeSymlink | 0o777, size: int64(len(target)), hash: h}, nil
 }
