@@ -6,8 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
+
+	"github.com/devagent/dev/textfmt"
 )
 
 // The checkpoint-run scenarios measure what checkpoints cost a whole run
@@ -21,7 +22,7 @@ import (
 // checkpointRunScenario is the fix-a-bug task in a project of files more
 // files of about 2 KB (0: the task's own 4 files).
 func checkpointRunScenario(name string, files int, target string) scenario {
-	title := fmt.Sprintf("fix-a-bug in %s files, checkpoints on / off", thousands(files))
+	title := fmt.Sprintf("fix-a-bug in %s files, checkpoints on / off", textfmt.Thousands(int64(files)))
 	if files == 0 {
 		title = "fix-a-bug, checkpoints on / off"
 	}
@@ -33,8 +34,7 @@ func checkpointRunScenario(name string, files int, target string) scenario {
 			if files == 0 {
 				return nil, nil
 			}
-			dir := filepath.Join(b.tmp, name+"-project")
-			return dir, checkpointWorkspace(dir, files)
+			return b.workspace(files)
 		},
 		direct: func(b *bench, shared any, warmup, runs int) (row, error) {
 			variant := func(on bool) scenario {
@@ -130,17 +130,4 @@ func resetFixABug(w *world) error {
 		err = nil
 	}
 	return err
-}
-
-// thousands writes n with commas: 100,000.
-func thousands(n int) string {
-	s := fmt.Sprint(n)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }

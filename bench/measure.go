@@ -24,6 +24,8 @@ type bench struct {
 	profile    string
 	memProfile bool   // profile allocations too
 	keepStderr string // when set, the directory for dev's stderr of the timed runs
+	// workspaces are the checkpoint workspaces made so far, by size.
+	workspaces map[int]string
 }
 
 // scenario is one thing a user does with dev, scripted.
