@@ -328,7 +328,9 @@ func (s *Store) take(ctx context.Context, list []Checkpoint, m Meta, state func(
 	if err != nil {
 		return Taken{}, err
 	}
-	if sc.Deferred > 0 {
+	if s.pending > 0 {
+		// What the first snapshot deferred, or what a store closed too
+		// soon left (dev --resume): read it before a tool needs it.
 		s.startCapture()
 	}
 	t := Taken{Scan: sc}

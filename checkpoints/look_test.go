@@ -333,3 +333,24 @@ func TestSurveyDir(t *testing.T) {
 		t.Errorf("no watch limit on Linux: %s", sv.WatchWhy)
 	}
 }
+
+// A working directory reached through a link is watched where the link
+// leads: a file made at its top is seen.
+func TestLookChangedThroughLink(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS != "linux" {
+		t.Skip("the watcher is Linux's inotify")
+	}
+	real := t.TempDir()
+	write(t, real, files{"a.txt": "a", "sub/b.txt": "b"})
+	link := filepath.Join(t.TempDir(), "link")
+	must(t, os.Symlink(real, link))
+	ss := newSession(t, link, Options{Watch: true})
+	ss.look = LookChanged
+	ss.take(BeforeRequest, "")
+	write(t, real, files{"top.txt": "new"})
+	tk := ss.take(AfterTool, "COMMAND")
+	if got := changeList(tk.Changes); got != "added top.txt\n" || tk.Scan.Looked != LookChanged {
+		t.Errorf("looked %v, changes %q", tk.Scan.Looked, got)
+	}
+}

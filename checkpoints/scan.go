@@ -341,12 +341,24 @@ func (sc *scanner) hashAndBuild(ctx context.Context, root *dirNode) (h hash, fil
 }
 
 // watchDir watches the directory rel, before it is read: what changes in
-// it from then on, the watcher says.
+// it from then on, the watcher says. The working directory is watched
+// where its links lead (a watch does not follow the last link of a
+// path), and must be: without it, nothing the watcher says can be
+// trusted.
 func (sc *scanner) watchDir(rel, abs string) {
-	if w := sc.s.watch; w != nil && !w.watching(rel) {
-		if err := w.add(rel, abs); err != nil {
-			sc.watchErr.CompareAndSwap(nil, &err)
-		}
+	w := sc.s.watch
+	if w == nil || w.watching(rel) {
+		return
+	}
+	if rel == "" {
+		abs = sc.s.realWorkDir
+	}
+	err := w.add(rel, abs)
+	if err == nil && rel == "" && !w.watching(rel) {
+		err = fmt.Errorf("watching %s: it cannot be watched", abs)
+	}
+	if err != nil {
+		sc.watchErr.CompareAndSwap(nil, &err)
 	}
 }
 
