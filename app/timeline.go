@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"github.com/devagent/dev/bgproc"
 	"github.com/devagent/dev/checkpoints"
@@ -32,9 +33,9 @@ type Timeline struct {
 // run's timeline watches the working directory and reads the project in
 // the background after its first checkpoint; a command's (dev diff, dev
 // rewind) does neither.
-func openTimeline(store *sessions.Store, sess *sessions.Session, cfg config.Config, configDir string, run bool) (*Timeline, error) {
+func openTimeline(store *sessions.Store, sess *sessions.Session, cfg config.Config, configDir string, run bool, now func() time.Time) (*Timeline, error) {
 	cps, err := checkpoints.Open(filepath.Join(store.Dir(sess.ID), "checkpoints"), sess.WorkingDirectory,
-		checkpoints.Options{MaxFileBytes: cfg.CheckpointMaxFileBytes, Exclude: []string{configDir}, Lazy: run, Watch: run})
+		checkpoints.Options{MaxFileBytes: cfg.CheckpointMaxFileBytes, Exclude: []string{configDir}, Lazy: run, Watch: run, Now: now})
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +58,7 @@ func OpenTimeline(cfg config.Config, configDir string, sess *sessions.Session, l
 			return nil, nil, fmt.Errorf("session %s: %w", sess.ID, err)
 		}
 	}
-	t, err = openTimeline(store, sess, cfg, configDir, false)
+	t, err = openTimeline(store, sess, cfg, configDir, false, nil)
 	if err != nil {
 		release()
 		return nil, nil, err
@@ -195,7 +196,7 @@ func (a *App) openTimeline() {
 	if !a.cfg.Checkpoints || a.checkpointsOff {
 		return
 	}
-	t, err := openTimeline(a.store, a.sess, a.cfg, a.opts.ConfigDir, true)
+	t, err := openTimeline(a.store, a.sess, a.cfg, a.opts.ConfigDir, true, a.opts.Now)
 	if err != nil {
 		a.disableCheckpoints(err)
 		return

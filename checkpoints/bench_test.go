@@ -89,7 +89,7 @@ func BenchmarkFirstSnapshot10kLazy(b *testing.B) {
 	for range b.N {
 		b.StopTimer()
 		dir := filepath.Join(b.TempDir(), "checkpoints")
-		s, err := Open(dir, work, Options{Lazy: true})
+		s, err := Open(dir, work, Options{Lazy: true, Now: settled})
 		must(b, err)
 		s.holdCapture = true
 		b.StartTimer()
@@ -118,7 +118,7 @@ func BenchmarkCapture10k(b *testing.B) {
 	for range b.N {
 		b.StopTimer()
 		dir := filepath.Join(b.TempDir(), "checkpoints")
-		s, err := Open(dir, work, Options{Lazy: true})
+		s, err := Open(dir, work, Options{Lazy: true, Now: settled})
 		must(b, err)
 		s.holdCapture = true
 		_, err = s.Take(ctx, nil, Meta{Reason: BeforeRequest}, nil)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"io"
 	"runtime"
 	"sync"
 )
@@ -18,8 +19,9 @@ import (
 // snapshot saw if, and only if, the file still has the recorded stat when
 // it is read: capture checks it before and after reading, and stores the
 // content under its hash and, under the identity, a reference to it.
-// Files modified within the last seconds (racy, see index.go) are read at
-// once: their stat could stay the same across a second write.
+// Files modified within the last seconds (racy, see index.go), or whose
+// inode changed within a clock tick or so, are read at once: their stat
+// could stay the same across a second write.
 //
 // So that nothing dev does changes a file before its content is stored,
 // the caller calls Protect before any tool that may change the working
@@ -245,32 +247,30 @@ func (s *Store) capture(ctx context.Context) error {
 // errChanged: a file no longer has the stat it was recorded with.
 var errChanged = errors.New("changed since it was recorded")
 
-// readAs reads the file at p, into buf, if it has the stat st before and
-// after.
+// readAs reads the file at p, into buf, if it still has the stat st
+// after: a write since st was taken moved its modification and inode
+// change times (a file changed just before, whose stat a second write in
+// the same tick would leave alone, is not recorded by stat but read at
+// once), and one that shrank or grew ends the read early or changes the
+// size.
 func (s *Store) readAs(p string, st fileStat, buf []byte) ([]byte, error) {
 	f, err := openFile(p)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if int64(cap(buf)) < st.size {
+		buf = make([]byte, st.size)
+	}
+	data := buf[:st.size]
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, errChanged
+	}
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() || statOf(fi) != st {
-		return nil, errChanged
-	}
-	if int64(cap(buf)) < st.size+1 {
-		buf = make([]byte, 0, st.size+1)
-	}
-	data, err := readAllInto(f, buf[:0], st.size)
-	if err != nil {
-		return nil, err
-	}
-	if fi, err = f.Stat(); err != nil {
-		return nil, err
-	}
-	if statOf(fi) != st || int64(len(data)) != st.size {
 		return nil, errChanged
 	}
 	return data, nil

@@ -78,6 +78,8 @@ func TestRewindRoundTrip(t *testing.T) {
 				ss.state = State{Messages: [][]byte{[]byte("request")}, Rest: []byte("tasks 0")}
 				if tk := ss.take(BeforeRequest, ""); !tk.New || tk.Checkpoint.Number != 0 || tk.Changes != nil {
 					t.Fatalf("first checkpoint: %+v", tk)
+				} else if mode.opts.Lazy && tk.Scan.Deferred != 7 {
+					t.Fatalf("a lazy first checkpoint deferred %d files, want 7", tk.Scan.Deferred)
 				}
 				// What the app does before a tool runs.
 				must(t, ss.s.Protect(context.Background()))

@@ -238,6 +238,12 @@ var modes = []struct {
 	look Look
 }{
 	{"eager", Options{}, LookAll},
-	{"lazy", Options{Lazy: true}, LookAll},
-	{"lazy, watched", Options{Lazy: true, Watch: true}, LookChanged},
+	{"lazy", Options{Lazy: true, Now: settled}, LookAll},
+	{"lazy, watched", Options{Lazy: true, Watch: true, Now: settled}, LookChanged},
 }
+
+// settled is a clock a second ahead: files written by write (a minute
+// old, their inode changed just now) are recorded by their stat, as a
+// checked-out project's are, without waiting for their inode change time
+// to age.
+func settled() time.Time { return time.Now().Add(time.Second) }

@@ -50,6 +50,12 @@ const (
 // systems dev meets (FAT's two seconds).
 const racyWindow = 2 * time.Second
 
+// ctimeTick is more than the granularity of inode change times where the
+// platform has them (the kernel's clock tick, 1 to 10 ms on Linux): a
+// file whose inode changed that recently is not recorded by its stat
+// alone (see capture.go), even when its modification time is old.
+const ctimeTick = 100 * time.Millisecond
+
 func isRacy(st fileStat, hashedAt time.Time) bool {
 	return st.mtime > hashedAt.Add(-racyWindow).UnixNano()
 }

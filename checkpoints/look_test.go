@@ -217,7 +217,7 @@ func TestLazyFirstSnapshot(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, files{"a.txt": "alpha\n", "sub/b.txt": "beta\n"})
 	must(t, os.WriteFile(filepath.Join(dir, "fresh.txt"), []byte("just written\n"), 0o644)) // racy: read at once
-	ss := newSession(t, dir, Options{Lazy: true})
+	ss := newSession(t, dir, Options{Lazy: true, Now: settled})
 	tk := ss.take(BeforeRequest, "")
 	if tk.Scan.Hashed != 1 || tk.Scan.Deferred != 2 {
 		t.Errorf("the first snapshot read %d files and deferred %d; want 1 (the fresh one) and 2", tk.Scan.Hashed, tk.Scan.Deferred)
@@ -254,7 +254,7 @@ func TestLazyChangedBeforeCapture(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	write(t, dir, files{"a.txt": "alpha\n", "b.txt": "beta\n"})
-	ss := newSession(t, dir, Options{Lazy: true})
+	ss := newSession(t, dir, Options{Lazy: true, Now: settled})
 	ss.s.holdCapture = true
 	ss.take(BeforeRequest, "")
 	write(t, dir, files{"a.txt": "the user's\n"}) // before dev read it
@@ -292,14 +292,14 @@ func TestLazyCaptureResumed(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, files{"a.txt": "alpha\n", "b/c.txt": "gamma\n"})
 	storeDir := filepath.Join(t.TempDir(), "cp")
-	s, err := Open(storeDir, dir, Options{Lazy: true})
+	s, err := Open(storeDir, dir, Options{Lazy: true, Now: settled})
 	must(t, err)
 	s.holdCapture = true
 	first, err := s.Take(context.Background(), nil, Meta{Reason: BeforeRequest}, nil)
 	must(t, err)
 	must(t, s.Close())
 
-	again, err := Open(storeDir, dir, Options{Lazy: true})
+	again, err := Open(storeDir, dir, Options{Lazy: true, Now: settled})
 	must(t, err)
 	defer again.Close()
 	if n := again.Pending(); n != 0 {

@@ -63,15 +63,17 @@ const (
 
 // Counts are what a store's snapshots did, for tests and figures.
 type Counts struct {
-	Scans   [3]int // by Look
-	Statted int    // names whose stat was taken
-	Hashed  int    // files read
+	Scans    [3]int // by Look
+	Statted  int    // names whose stat was taken
+	Hashed   int    // files read
+	Deferred int    // files recorded by their stat, read later
 }
 
 func (c *Counts) add(sc Scan) {
 	c.Scans[sc.Looked]++
 	c.Statted += sc.Statted
 	c.Hashed += sc.Hashed
+	c.Deferred += sc.Deferred
 }
 
 // Counts says what the store's snapshots did so far.
@@ -480,7 +482,7 @@ func (sc *scanner) walk(ctx context.Context, n *dirNode, abs string, rules *igno
 				}
 			} else {
 				reuse = false
-				if sc.lazy && !isRacy(st, sc.when) {
+				if sc.lazy && !isRacy(st, sc.when) && st.ctime <= sc.when.Add(-ctimeTick).UnixNano() {
 					en.hash, en.mode = identity(n.path(name), st), en.mode|lazyMode
 					if n.idx == nil {
 						n.idx = map[string]indexed{}
