@@ -152,6 +152,9 @@ type Store struct {
 	// or it failed: watchErr says why).
 	watch    *watcher
 	watchErr error
+	// watchEmpty: the watcher was made anew since the last full walk,
+	// which fills it.
+	watchEmpty bool
 	// idxChanged counts changes to the index since it was last saved,
 	// idxSaved the saves.
 	idxChanged, idxSaved int

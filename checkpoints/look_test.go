@@ -354,3 +354,36 @@ func TestLookChangedThroughLink(t *testing.T) {
 		t.Errorf("looked %v, changes %q", tk.Scan.Looked, got)
 	}
 }
+
+// When the watcher loses track (a directory moved) at a file tool's
+// checkpoint, which looks at its paths alone, the next command's
+// checkpoint reads everything: the new watcher watches nothing yet.
+func TestLookChangedAfterWatcherLostTrack(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS != "linux" {
+		t.Skip("the watcher is Linux's inotify")
+	}
+	dir := t.TempDir()
+	write(t, dir, files{"a/x.txt": "x", "b/y.txt": "y", "c/z.txt": "z"})
+	ss := newSession(t, dir, Options{Watch: true})
+	ss.look = LookChanged
+	ss.take(BeforeRequest, "")
+	must(t, os.Rename(filepath.Join(dir, "a"), filepath.Join(dir, "a2")))
+	write(t, dir, files{"c/z.txt": "by the tool"})
+	tk, err := ss.s.Take(context.Background(), ss.list, Meta{Reason: AfterTool, Look: LookPaths, Paths: []string{filepath.Join(dir, "c", "z.txt")}}, nil)
+	must(t, err)
+	if got := changeList(tk.Changes); got != "modified c/z.txt\n" {
+		t.Errorf("the file tool's checkpoint: %q", got)
+	}
+	ss.list = append(ss.list, tk.Checkpoint)
+	write(t, dir, files{"b/y.txt": "by a command"})
+	tk = ss.take(AfterTool, "COMMAND")
+	if got := changeList(tk.Changes); got != "deleted a/x.txt\nadded a2/x.txt\nmodified b/y.txt\n" {
+		t.Errorf("the command's checkpoint: %q", got)
+	}
+	write(t, dir, files{"b/y.txt": "again"})
+	tk = ss.take(AfterTool, "COMMAND")
+	if got := changeList(tk.Changes); got != "modified b/y.txt\n" || tk.Scan.Looked != LookChanged {
+		t.Errorf("then: looked %v, %q", tk.Scan.Looked, got)
+	}
+}

@@ -195,22 +195,19 @@ func (s *Store) scan(ctx context.Context, look Look, paths []string, lazy bool) 
 	var dirty []string
 	if s.watch != nil {
 		var all bool
-		dirty, all = s.watch.drain()
-		if all {
+		if dirty, all = s.watch.drain(); all {
 			// It lost events, or a directory moved: its map of
-			// directories is not to be trusted. A new one is made by
-			// the full walk.
+			// directories is not to be trusted. A new one watches
+			// nothing until a full walk fills it.
 			s.resetWatch()
-		}
-		if all && look == LookChanged {
-			look = LookAll
-		}
-		if look == LookPaths {
+			s.watchEmpty = true
+		} else if look == LookPaths {
 			// Not looked at now: the next snapshot that looks where
 			// things changed sees them.
 			s.watch.requeue(dirty)
 		}
-	} else if look == LookChanged {
+	}
+	if look == LookChanged && (s.watch == nil || s.watchEmpty) {
 		look = LookAll
 	}
 	sc := &scanner{s: s, ign: s.ign, old: s.idx, when: s.now(), lazy: lazy && look == LookAll,
@@ -250,7 +247,7 @@ func (sc *scanner) walkAll(ctx context.Context) error {
 	if err := sc.walk(ctx, root, sc.s.workDir, rules, nil); err != nil {
 		return err
 	}
-	sc.s.root, sc.s.ign = root, sc.ign
+	sc.s.root, sc.s.ign, sc.s.watchEmpty = root, sc.ign, false
 	sc.collect(root)
 	return nil
 }
