@@ -387,3 +387,23 @@ func TestLookChangedAfterWatcherLostTrack(t *testing.T) {
 		t.Errorf("then: looked %v, %q", tk.Scan.Looked, got)
 	}
 }
+
+// A .gitignore with no patterns (comments only) changes no rule: reading
+// its directory again keeps the subdirectories as they were.
+func TestLookChangedWithEmptyGitignore(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS != "linux" {
+		t.Skip("the watcher is Linux's inotify")
+	}
+	dir := t.TempDir()
+	bigTree(t, dir, 500)
+	write(t, dir, files{".gitignore": "# nothing ignored\n"})
+	ss := newSession(t, dir, Options{Watch: true})
+	ss.look = LookChanged
+	ss.take(BeforeRequest, "")
+	write(t, dir, files{"top.txt": "new"})
+	tk := ss.take(AfterTool, "COMMAND")
+	if got := changeList(tk.Changes); got != "added top.txt\n" || tk.Scan.Statted > 20 {
+		t.Errorf("%q, %d stats taken", got, tk.Scan.Statted)
+	}
+}

@@ -387,18 +387,18 @@ func (sc *scanner) walk(ctx context.Context, n *dirNode, abs string, rules *igno
 	}
 	oldIdx := sc.old[n.rel]
 	comps := append(slices.Clip(sc.ign.comps), ignore.Components(n.rel)...)
+	hasIgnore := false
 	for _, e := range list {
 		if e.name == ".gitignore" && e.typ.IsRegular() && e.statErr == nil {
+			hasIgnore = true
 			rules = rules.ReadFile(sc.ign.fsys, path.Join(sc.ign.start, n.rel, ".gitignore"), comps)
 			if o, ok := oldIdx[".gitignore"]; !ok || o.racy || o.stat != e.st {
 				old = nil // other rules: what was kept below may not be
 			}
 		}
 	}
-	if old != nil && rules == n.inherited {
-		if _, ok := oldIdx[".gitignore"]; ok {
-			old = nil // the .gitignore is gone
-		}
+	if _, had := oldIdx[".gitignore"]; had && !hasIgnore {
+		old = nil // the .gitignore is gone
 	}
 	n.rules = rules
 	reuse := true // every file's entry in old is still good: keep old as it is
