@@ -1,6 +1,7 @@
 package checkpoints
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -117,7 +118,13 @@ func (s *Store) Pending() int {
 	return s.pending
 }
 
-// capture reads the pending files and stores their content.
+// captureBatch is how many files capture reads into one pack: the
+// memory a capture takes beyond the index is a batch's, and what was read
+// is kept batch by batch if the store closes before the end.
+const captureBatch = 8192
+
+// capture reads the pending files and stores their content, a batch at a
+// time.
 func (s *Store) capture(ctx context.Context) error {
 	s.captureMu.Lock()
 	defer s.captureMu.Unlock()
@@ -130,19 +137,46 @@ func (s *Store) capture(ctx context.Context) error {
 		s.mu.Unlock()
 		return nil
 	}
-	todo := make([]lazyFile, 0, s.pending)
-	for dir, m := range s.idx {
-		for name, e := range m {
-			if e.lazy && !e.captured {
-				todo = append(todo, lazyFile{dir: dir, name: name, stat: e.stat, id: e.hash})
+	dirs := make([]string, 0, len(s.idx))
+	for dir := range s.idx {
+		dirs = append(dirs, dir)
+	}
+	s.mu.Unlock()
+	var err error
+	for len(dirs) > 0 && err == nil {
+		// The next batch: whole directories, until it is full.
+		todo := make([]lazyFile, 0, captureBatch+256)
+		s.mu.Lock()
+		for len(dirs) > 0 && len(todo) < captureBatch {
+			dir := dirs[0]
+			dirs = dirs[1:]
+			for name, e := range s.idx[dir] {
+				if e.lazy && !e.captured {
+					todo = append(todo, lazyFile{dir: dir, name: name, stat: e.stat, id: e.hash})
+				}
 			}
 		}
+		s.mu.Unlock()
+		if len(todo) > 0 {
+			err = s.captureFiles(ctx, todo)
+		}
 	}
-	// Scans that read a pending file since it was counted leave the
-	// count high; this is the true one.
-	s.pending = len(todo)
-	s.mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err == nil {
+		// Scans that read a pending file since it was counted leave the
+		// count high: every file was looked at, none is pending.
+		s.pending = 0
+	}
+	if s.idxChanged > 0 {
+		s.saveIndex()
+	}
+	return err
+}
 
+// captureFiles reads and stores the files of a batch, on every CPU, and
+// marks them in the index.
+func (s *Store) captureFiles(ctx context.Context, todo []lazyFile) error {
 	const (
 		stored = iota + 1
 		lost
@@ -168,6 +202,7 @@ func (s *Store) capture(ctx context.Context) error {
 	for range min(runtime.GOMAXPROCS(0), len(todo)) {
 		wg.Go(func() {
 			var buf []byte
+			var enc bytes.Buffer
 			for i := range next {
 				f := todo[i]
 				if s.obj.has(f.id) {
@@ -182,7 +217,8 @@ func (s *Store) capture(ctx context.Context) error {
 				buf = data
 				h := sha256.Sum256(data)
 				if !s.obj.has(h) {
-					err = write(h, s.obj.encode(data))
+					// Written (copied) before the buffer serves again.
+					err = write(h, s.obj.encodeTo(&enc, data))
 				}
 				if err == nil {
 					err = write(f.id, aliasEncoding(h))
@@ -234,9 +270,6 @@ func (s *Store) capture(ctx context.Context) error {
 		}
 		s.pending--
 		s.idxChanged++
-	}
-	if s.idxChanged > 0 {
-		s.saveIndex()
 	}
 	if werr != nil {
 		return werr

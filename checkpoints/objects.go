@@ -392,26 +392,34 @@ func readAt(f *os.File, loc packLoc) ([]byte, error) {
 }
 
 func (o *objects) encode(data []byte) []byte {
+	var b bytes.Buffer
+	return bytes.Clone(o.encodeTo(&b, data))
+}
+
+// encodeTo encodes data into b, reset first, and returns b's bytes, valid
+// until b is used again.
+func (o *objects) encodeTo(b *bytes.Buffer, data []byte) []byte {
+	b.Reset()
 	if len(data) >= smallObject {
-		var b bytes.Buffer
 		b.Grow(len(data)/2 + 16)
 		b.WriteByte(deflatedObject)
 		w, _ := o.deflaters.Get().(*flate.Writer)
 		if w == nil {
 			w, _ = flate.NewWriter(nil, flate.BestSpeed) // the level is valid
 		}
-		w.Reset(&b)
+		w.Reset(b)
 		_, _ = w.Write(data) // a bytes.Buffer does not fail
 		_ = w.Close()
 		o.deflaters.Put(w)
 		if b.Len() <= len(data)-len(data)/8 {
 			return b.Bytes()
 		}
+		b.Reset()
 	}
-	out := make([]byte, 1+len(data))
-	out[0] = rawObject
-	copy(out[1:], data)
-	return out
+	b.Grow(1 + len(data))
+	b.WriteByte(rawObject)
+	b.Write(data)
+	return b.Bytes()
 }
 
 func decodeObject(enc []byte) ([]byte, error) {

@@ -401,6 +401,7 @@ func (sc *scanner) walk(ctx context.Context, n *dirNode, abs string, rules *igno
 		old = nil // the .gitignore is gone
 	}
 	n.rules = rules
+	n.entries, n.children = make([]entry, 0, len(list)), make([]*dirNode, 0, len(list))
 	reuse := true // every file's entry in old is still good: keep old as it is
 	match := append(slices.Clip(comps), "")
 	var wg sync.WaitGroup
@@ -482,7 +483,7 @@ func (sc *scanner) walk(ctx context.Context, n *dirNode, abs string, rules *igno
 				if sc.lazy && !isRacy(st, sc.when) && st.ctime <= sc.when.Add(-ctimeTick).UnixNano() {
 					en.hash, en.mode = identity(n.path(name), st), en.mode|lazyMode
 					if n.idx == nil {
-						n.idx = map[string]indexed{}
+						n.idx = make(map[string]indexed, len(list))
 					}
 					n.idx[name] = indexed{stat: st, hash: en.hash, lazy: true}
 				} else {
@@ -510,6 +511,9 @@ func (sc *scanner) walk(ctx context.Context, n *dirNode, abs string, rules *igno
 		return nil
 	}
 	lazy := n.idx
+	if len(oldIdx) == 0 && len(lazy) == files {
+		return nil // all recorded by their stat (a first scan): n.idx is whole
+	}
 	n.idx = make(map[string]indexed, files)
 	for i, e := range n.entries {
 		if n.children[i] != nil || e.mode&fs.ModeSymlink != 0 || slices.Contains(n.todo, i) {
@@ -850,7 +854,8 @@ func (sc *scanner) updateEntry(ctx context.Context, n *dirNode, name string) err
 // path and stat, which change whenever the content does (see
 // capture.go).
 func identity(rel string, st fileStat) hash {
-	b := make([]byte, 0, len(rel)+64)
+	var buf [512]byte // on the stack for all but long paths
+	b := buf[:0]
 	b = append(b, "dev file by stat\x00"...)
 	b = append(b, rel...)
 	b = append(b, 0)
