@@ -93,32 +93,55 @@ func checkpointRunScenario(name string, files int, target string) scenario {
 }
 
 // checkpointRunRow compares the runs with checkpoints on and off: the wall
-// times, what checkpoints add before the first request and to a step (the
-// gap from a reply to the next request, step by step), and peak RSS.
+// and CPU times (the median of each, and the median of the ratios of the
+// runs made one after the other, which a drift of the machine's load
+// weighs on less), what checkpoints add before the first request and to
+// a step (the gap from a reply to the next request, step by step; and
+// from the first command on, when the first checkpoint's files have been
+// read), and peak RSS.
 func checkpointRunRow(title, target string, ons, offs []*process) row {
 	r := row{title: title, target: target, runs: len(ons), hasRequests: true}
 	wall := func(p *process) time.Duration { return p.wall }
+	cpu := func(p *process) time.Duration { return p.cpu }
 	first := func(p *process) time.Duration { return p.firstRequest }
 	rss := func(p *process) time.Duration { return time.Duration(p.rss) }
-	r.wall, r.cpu = median(ons, wall), median(ons, func(p *process) time.Duration { return p.cpu })
+	r.wall, r.cpu = median(ons, wall), median(ons, cpu)
 	r.rss, r.firstRequest = int64(median(ons, rss)), median(ons, first)
 	for _, p := range append(slices.Clone(ons), offs...) {
 		r.floor = max(r.floor, p.floor)
 	}
+	ratios := make([]float64, len(ons))
+	for i := range ons {
+		ratios[i] = float64(ons[i].wall) / float64(offs[i].wall)
+	}
+	slices.Sort(ratios)
 	// Step i's gap, median over the runs, on minus off; the gaps of the
-	// steps that ran a command are among them (a full scan follows those).
+	// steps that ran a command are among them.
 	steps := len(ons[0].steps)
 	added := make([]time.Duration, steps)
-	var sum time.Duration
+	var sum, sumAfter time.Duration
+	firstCommand := slices.Index(ons[0].slowStep, true)
+	after := 0
+	var maxAfter time.Duration
 	for i := range steps {
 		gap := func(p *process) time.Duration { return p.steps[i] }
 		added[i] = median(ons, gap) - median(offs, gap)
 		sum += added[i]
+		if firstCommand >= 0 && i > firstCommand {
+			sumAfter += added[i]
+			maxAfter = max(maxAfter, added[i])
+			after++
+		}
 	}
-	r.notes = fmt.Sprintf("wall %s / %s (%.2f×); before the first request +%s; per step +%s on average, at most +%s; peak RSS %.1f / %.1f MB",
-		ms(median(ons, wall)), ms(median(offs, wall)), float64(median(ons, wall))/float64(median(offs, wall)),
-		ms(median(ons, first)-median(offs, first)), ms(sum/time.Duration(max(steps, 1))), ms(slices.Max(added)),
-		float64(median(ons, rss))/(1<<20), float64(median(offs, rss))/(1<<20))
+	r.notes = fmt.Sprintf("wall %s / %s (%.2f×; run by run %.2f×); CPU %s / %s; before the first request +%s; per step +%s on average, at most +%s",
+		ms(median(ons, wall)), ms(median(offs, wall)), float64(median(ons, wall))/float64(median(offs, wall)), ratios[len(ratios)/2],
+		ms(median(ons, cpu)), ms(median(offs, cpu)),
+		ms(median(ons, first)-median(offs, first)), ms(sum/time.Duration(max(steps, 1))), ms(slices.Max(added)))
+	if after > 0 {
+		r.notes += fmt.Sprintf(" (after the first command, once the first checkpoint's files are stored: +%s on average, at most +%s)",
+			ms(sumAfter/time.Duration(after)), ms(maxAfter))
+	}
+	r.notes += fmt.Sprintf("; peak RSS %.1f / %.1f MB", float64(median(ons, rss))/(1<<20), float64(median(offs, rss))/(1<<20))
 	return r
 }
 

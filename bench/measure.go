@@ -89,6 +89,7 @@ type process struct {
 	gaps           []time.Duration // after instant replies
 	slowGaps       []time.Duration // after replies that ran a command
 	steps          []time.Duration // every gap, in order
+	slowStep       []bool          // slowStep[i]: steps[i] followed a command
 	requests       []llmtest.Request
 }
 
@@ -198,6 +199,7 @@ func (b *bench) once(sc scenario, shared any, run string) (*process, error) {
 	for i := 1; i < len(p.requests); i++ {
 		gap := p.requests[i].Arrived.Sub(p.requests[i-1].Replied)
 		p.steps = append(p.steps, gap)
+		p.slowStep = append(p.slowStep, i-1 < len(w.slow) && w.slow[i-1])
 		if i-1 < len(w.slow) && w.slow[i-1] {
 			p.slowGaps = append(p.slowGaps, gap)
 		} else {
