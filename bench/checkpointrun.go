@@ -141,7 +141,9 @@ func checkpointRunRow(title, target string, ons, offs []*process) row {
 		r.notes += fmt.Sprintf(" (after the first command, once the first checkpoint's files are stored: +%s on average, at most +%s)",
 			ms(sumAfter/time.Duration(after)), ms(maxAfter))
 	}
-	r.notes += fmt.Sprintf("; peak RSS %.1f / %.1f MB", float64(median(ons, rss))/(1<<20), float64(median(offs, rss))/(1<<20))
+	exit := func(p *process) time.Duration { return p.exit }
+	r.notes += fmt.Sprintf("; from the last reply to exit +%s; peak RSS %.1f / %.1f MB", ms(median(ons, exit)-median(offs, exit)),
+		float64(median(ons, rss))/(1<<20), float64(median(offs, rss))/(1<<20))
 	return r
 }
 

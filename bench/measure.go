@@ -86,11 +86,14 @@ type process struct {
 	rss            int64 // bytes, 0 when the platform does not say
 	floor          int64 // the spawner's peak RSS: rss cannot be lower
 	firstRequest   time.Duration
-	gaps           []time.Duration // after instant replies
-	slowGaps       []time.Duration // after replies that ran a command
-	steps          []time.Duration // every gap, in order
-	slowStep       []bool          // slowStep[i]: steps[i] followed a command
-	requests       []llmtest.Request
+	// exit is the time from the end of the last reply to the end of the
+	// process.
+	exit     time.Duration
+	gaps     []time.Duration // after instant replies
+	slowGaps []time.Duration // after replies that ran a command
+	steps    []time.Duration // every gap, in order
+	slowStep []bool          // slowStep[i]: steps[i] followed a command
+	requests []llmtest.Request
 }
 
 func (b *bench) newWorld(sc scenario, shared any) (*world, error) {
@@ -195,6 +198,7 @@ func (b *bench) once(sc scenario, shared any, run string) (*process, error) {
 	p.requests = w.srv.Requests()
 	if len(p.requests) > 0 {
 		p.firstRequest = p.requests[0].Arrived.Sub(start)
+		p.exit = res.Wall - p.requests[len(p.requests)-1].Replied.Sub(start)
 	}
 	for i := 1; i < len(p.requests); i++ {
 		gap := p.requests[i].Arrived.Sub(p.requests[i-1].Replied)

@@ -115,7 +115,10 @@ type Options struct {
 	// (see capture.go): before anything changes a file, Protect.
 	Lazy bool
 	// Watch watches the snapshot's directories (inotify, on Linux), so
-	// that LookChanged looks only where something changed.
+	// that LookChanged looks only where something changed, once a walk
+	// finds watchFrom files: below, reading them all costs less than a
+	// watcher does (its end, when dev exits, waits 10 to 20 ms for the
+	// kernel).
 	Watch bool
 	// Exclude are more directories never snapshotted nor touched, such
 	// as dev's own config directory when it lies in the working
@@ -140,6 +143,7 @@ type Store struct {
 	now           func() time.Time
 	obj           *objects
 	lazy, watchOn bool
+	watchFrom     int // watchFrom, but for tests
 
 	mu   sync.Mutex
 	idx  index      // the stat cache; loaded by the first scan
@@ -188,7 +192,8 @@ func Open(dir, workDir string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("checkpoint store: %s is not a directory", workDir)
 	}
 	s := &Store{dir: dir, workDir: workDir, realWorkDir: workDir, maxFileBytes: opts.MaxFileBytes, now: opts.Now,
-		excluded: map[string]bool{}, obj: newObjects(filepath.Join(dir, "objects")), lazy: opts.Lazy, watchOn: opts.Watch}
+		excluded: map[string]bool{}, obj: newObjects(filepath.Join(dir, "objects")), lazy: opts.Lazy, watchOn: opts.Watch,
+		watchFrom: watchFrom}
 	if real, err := filepath.EvalSymlinks(workDir); err == nil {
 		s.realWorkDir = real
 	}
@@ -324,9 +329,6 @@ func (s *Store) Take(ctx context.Context, list []Checkpoint, m Meta, state func(
 }
 
 func (s *Store) take(ctx context.Context, list []Checkpoint, m Meta, state func() State) (Taken, error) {
-	if s.watchOn && s.watch == nil && s.watchErr == nil && s.root == nil {
-		s.resetWatch()
-	}
 	sc, err := s.scan(ctx, m.Look, m.Paths, s.lazy && len(list) == 0)
 	if err != nil {
 		return Taken{}, err

@@ -130,6 +130,7 @@ func newSession(t testing.TB, work string, opts Options) *session {
 	t.Helper()
 	s, err := Open(filepath.Join(t.TempDir(), "checkpoints"), work, opts)
 	must(t, err)
+	s.watchFrom = 0 // watched whatever its size (TestWatchFrom tests the size)
 	t.Cleanup(func() { s.Close() })
 	return &session{t: t, s: s}
 }

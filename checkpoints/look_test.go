@@ -407,3 +407,55 @@ func TestLookChangedWithEmptyGitignore(t *testing.T) {
 		t.Errorf("%q, %d stats taken", got, tk.Scan.Statted)
 	}
 }
+
+// A small tree is not watched: reading it costs less than a watcher
+// (whose end, at exit, waits for the kernel). A walk that passes
+// watchFrom names starts watching, and what changed in the directories it
+// read before is seen by the next command's checkpoint.
+func TestWatchFrom(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS != "linux" {
+		t.Skip("the watcher is Linux's inotify")
+	}
+	small := t.TempDir()
+	write(t, small, files{"a/x.txt": "x", "b.txt": "b"})
+	s, err := Open(filepath.Join(t.TempDir(), "cp"), small, Options{Watch: true})
+	must(t, err)
+	defer s.Close()
+	ctx := context.Background()
+	first, err := s.Take(ctx, nil, Meta{Reason: BeforeRequest}, nil)
+	must(t, err)
+	if on, _ := s.Watching(); on {
+		t.Error("a tree of 3 names is watched")
+	}
+	write(t, small, files{"a/x.txt": "changed"})
+	tk, err := s.Take(ctx, []Checkpoint{first.Checkpoint}, Meta{Reason: AfterTool, Look: LookChanged}, nil)
+	must(t, err)
+	if tk.Scan.Looked != LookAll || changeList(tk.Changes) != "modified a/x.txt\n" {
+		t.Errorf("unwatched: looked %v, %q", tk.Scan.Looked, changeList(tk.Changes))
+	}
+
+	big := t.TempDir()
+	bigTree(t, big, 3000)
+	s2, err := Open(filepath.Join(t.TempDir(), "cp"), big, Options{Watch: true})
+	must(t, err)
+	defer s2.Close()
+	first, err = s2.Take(ctx, nil, Meta{Reason: BeforeRequest}, nil)
+	must(t, err)
+	if on, _ := s2.Watching(); !on {
+		t.Fatal("a tree of 3,000 files is not watched")
+	}
+	// The top and the first directories were read before the watcher.
+	write(t, big, files{"top.txt": "new", "p000/q/f000.go": "changed"})
+	tk, err = s2.Take(ctx, []Checkpoint{first.Checkpoint}, Meta{Reason: AfterTool, Look: LookChanged}, nil)
+	must(t, err)
+	if got := changeList(tk.Changes); got != "modified p000/q/f000.go\nadded top.txt\n" || tk.Scan.Looked != LookChanged {
+		t.Errorf("watched: looked %v, %q", tk.Scan.Looked, got)
+	}
+	write(t, big, files{"p029/q/f099.go": "changed"})
+	tk, err = s2.Take(ctx, []Checkpoint{first.Checkpoint}, Meta{Reason: AfterTool, Look: LookChanged}, nil)
+	must(t, err)
+	if got := changeList(tk.Changes); !strings.Contains(got, "modified p029/q/f099.go\n") || tk.Scan.Statted > 300 {
+		t.Errorf("then: %q, %d stats", got, tk.Scan.Statted)
+	}
+}

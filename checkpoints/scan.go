@@ -156,11 +156,22 @@ type scanner struct {
 	// pack receives the new objects when there are many (nil: the log).
 	pack *packWriter
 	res  Scan
-	// watchErr is the first failure to watch a directory: the watcher
-	// is dropped after the scan.
-	watchErr atomic.Pointer[error]
-	statted  atomic.Int64
+	// watch is the watcher directories are added to as they are read:
+	// the store's, or one a full walk makes once it has seen watchFrom
+	// names (then unwatched holds the directories read before). watchErr
+	// is the first failure to watch a directory: the watcher is dropped
+	// after the scan.
+	watch     atomic.Pointer[watcher]
+	mayWatch  bool // this walk may make one
+	watchMu   sync.Mutex
+	unwatched []string
+	watchErr  atomic.Pointer[error]
+	statted   atomic.Int64
 }
+
+// watchFrom is how many files and directories a walk must see for the
+// store to watch them: a walk of fewer costs a few milliseconds.
+const watchFrom = 2000
 
 // ignoreBase is where .gitignore rules start for the working directory:
 // the git work tree holding it, as ignore.Open found it.
@@ -212,6 +223,8 @@ func (s *Store) scan(ctx context.Context, look Look, paths []string, lazy bool) 
 	}
 	sc := &scanner{s: s, ign: s.ign, old: s.idx, when: s.now(), lazy: lazy && look == LookAll,
 		spare: make(chan struct{}, runtime.GOMAXPROCS(0)-1)}
+	sc.watch.Store(s.watch)
+	sc.mayWatch = look == LookAll && s.watch == nil && s.watchOn && s.watchErr == nil
 	sc.res.Looked = look
 	var err error
 	switch look {
@@ -224,6 +237,16 @@ func (s *Store) scan(ctx context.Context, look Look, paths []string, lazy bool) 
 	}
 	if err == nil {
 		err = sc.finish(ctx)
+	}
+	if w := sc.watch.Load(); w != s.watch && w != nil {
+		// Made by this walk: the directories read before it are
+		// watched now, and read again by the next look where things
+		// changed, for what changed between.
+		s.watch, s.watchEmpty = w, false
+		for _, rel := range sc.unwatched {
+			sc.watchDir(rel, s.abs(rel))
+		}
+		w.requeue(sc.unwatched)
 	}
 	if werr := sc.watchErr.Load(); werr != nil {
 		s.dropWatch(*werr)
@@ -345,7 +368,23 @@ func (sc *scanner) hashAndBuild(ctx context.Context, root *dirNode) (h hash, fil
 // path), and must be: without it, nothing the watcher says can be
 // trusted.
 func (sc *scanner) watchDir(rel, abs string) {
-	w := sc.s.watch
+	w := sc.watch.Load()
+	if w == nil && sc.mayWatch {
+		sc.watchMu.Lock()
+		if w = sc.watch.Load(); w == nil && sc.mayWatch && sc.statted.Load() >= int64(sc.s.watchFrom) {
+			var err error
+			if w, err = newWatcher(); err != nil {
+				sc.mayWatch = false
+				sc.watchErr.CompareAndSwap(nil, &err)
+			} else {
+				sc.watch.Store(w)
+			}
+		}
+		if w == nil {
+			sc.unwatched = append(sc.unwatched, rel)
+		}
+		sc.watchMu.Unlock()
+	}
 	if w == nil || w.watching(rel) {
 		return
 	}
@@ -426,7 +465,7 @@ func (sc *scanner) walk(ctx context.Context, n *dirNode, abs string, rules *igno
 		case e.typ.IsDir():
 			n.entries = append(n.entries, entry{name: name, mode: fs.ModeDir | 0o755})
 			if old != nil {
-				if i, ok := old.find(name); ok && old.children[i] != nil && sc.s.watch.watching(old.children[i].rel) {
+				if i, ok := old.find(name); ok && old.children[i] != nil && sc.watch.Load().watching(old.children[i].rel) {
 					n.children = append(n.children, old.children[i])
 					continue
 				}
