@@ -38,15 +38,15 @@ func TestCheckpointsLookWhereToolsChange(t *testing.T) {
 		t.Fatalf("result %+v", res)
 	}
 	c := a.Timeline().Counts()
-	want := checkpoints.Counts{}
-	want.Scans[checkpoints.LookAll] = 1     // before the request
-	want.Scans[checkpoints.LookPaths] = 1   // after WRITE_FILE
-	want.Scans[checkpoints.LookChanged] = 1 // after COMMAND
-	if c.Scans != want.Scans {
-		t.Errorf("snapshots by where they looked (all, changed, paths): %v, want %v", c.Scans, want.Scans)
+	// Before the request: every directory; after WRITE_FILE: its path;
+	// after COMMAND: where things changed, which on a tree this small
+	// (no watcher, see checkpoints.Options.Watch) is everywhere.
+	all, changed, paths := c.Scans[checkpoints.LookAll], c.Scans[checkpoints.LookChanged], c.Scans[checkpoints.LookPaths]
+	if all+changed != 2 || all < 1 || paths != 1 {
+		t.Errorf("snapshots by where they looked (all, changed, paths): %v, want 2 of all or changed and 1 of paths", c.Scans)
 	}
-	// WRITE_FILE's snapshot took the stat of its file alone.
-	if c.Statted > 50+5+1+1+20 {
+	// Two walks of the 55 names, and WRITE_FILE's one file.
+	if c.Statted > 2*56+1 {
 		t.Errorf("%d stats taken", c.Statted)
 	}
 	got := map[string]string{}
