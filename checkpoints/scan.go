@@ -239,14 +239,7 @@ func (s *Store) scan(ctx context.Context, look Look, paths []string, lazy bool) 
 		err = sc.finish(ctx)
 	}
 	if w := sc.watch.Load(); w != s.watch && w != nil {
-		// Made by this walk: the directories read before it are
-		// watched now, and read again by the next look where things
-		// changed, for what changed between.
-		s.watch, s.watchEmpty = w, false
-		for _, rel := range sc.unwatched {
-			sc.watchDir(rel, s.abs(rel))
-		}
-		w.requeue(sc.unwatched)
+		s.watch, s.watchEmpty = w, false // made by this walk
 	}
 	if werr := sc.watchErr.Load(); werr != nil {
 		s.dropWatch(*werr)
@@ -271,7 +264,18 @@ func (sc *scanner) walkAll(ctx context.Context) error {
 		return err
 	}
 	sc.s.root, sc.s.ign, sc.s.watchEmpty = root, sc.ign, false
-	sc.collect(root)
+	if w := sc.watch.Load(); w != nil && w != sc.s.watch && len(sc.unwatched) > 0 {
+		// The walk started watching part way: the directories it read
+		// before are watched now, and read again for what changed
+		// between.
+		for _, rel := range sc.unwatched {
+			sc.watchDir(rel, sc.s.abs(rel))
+		}
+		if err := sc.relist(ctx, sc.unwatched); err != nil {
+			return err
+		}
+	}
+	sc.collect(sc.s.root)
 	return nil
 }
 
@@ -295,6 +299,9 @@ func (sc *scanner) finish(ctx context.Context) error {
 		return fmt.Errorf("%w: more than %d MB of files (%s)", ErrTooBig, s.maxTotal>>20, s.workDir)
 	}
 	sc.res.Tree, sc.res.Files, sc.res.Bytes = h.id(), files, bytes
+	if sc.lazy {
+		sc.res.Deferred = countLazy(s.root)
+	}
 	if s.root.treeOversize > 0 {
 		gatherSkipped(s.root, &sc.res)
 		slices.Sort(sc.res.Oversize)
@@ -321,6 +328,19 @@ func (sc *scanner) finish(ctx context.Context) error {
 // anything saves it, and one that defers files: it holds which files
 // are still to be read.
 const saveIndexAfter = 1000
+
+// countLazy counts the files below n recorded by their stat.
+func countLazy(n *dirNode) int {
+	count := 0
+	for i, e := range n.entries {
+		if c := n.children[i]; c != nil {
+			count += countLazy(c)
+		} else if e.mode&lazyMode != 0 {
+			count++
+		}
+	}
+	return count
+}
 
 // indexOf gathers the index of the tree below n.
 func indexOf(n *dirNode, idx index) {
@@ -602,8 +622,7 @@ func (sc *scanner) count(size int64) error {
 	return nil
 }
 
-// collect queues the files to read below n, a node the scan walked, and
-// counts what it deferred.
+// collect queues the files to read below n, a node the scan walked.
 func (sc *scanner) collect(n *dirNode) {
 	if n.built {
 		return // kept from the last scan
@@ -612,13 +631,6 @@ func (sc *scanner) collect(n *dirNode) {
 		sc.todo = append(sc.todo, pending{node: n, name: n.entries[i].name})
 	}
 	n.todo = nil
-	if sc.lazy {
-		for _, e := range n.entries {
-			if e.mode&lazyMode != 0 {
-				sc.res.Deferred++
-			}
-		}
-	}
 	for _, c := range n.children {
 		if c != nil {
 			sc.collect(c)
