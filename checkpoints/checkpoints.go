@@ -116,9 +116,9 @@ type Options struct {
 	Lazy bool
 	// Watch watches the snapshot's directories (inotify, on Linux), so
 	// that LookChanged looks only where something changed, once a walk
-	// finds watchFrom files: below, reading them all costs less than a
-	// watcher does (its end, when dev exits, waits 10 to 20 ms for the
-	// kernel).
+	// finds 2,000 files and directories (watchFrom): below, reading them
+	// all costs less than a watcher does (its end, when dev exits, waits
+	// 10 to 20 ms for the kernel).
 	Watch bool
 	// Exclude are more directories never snapshotted nor touched, such
 	// as dev's own config directory when it lies in the working
@@ -131,7 +131,8 @@ type Options struct {
 // Store holds the snapshots of one working directory for one session.
 // Its methods are safe for concurrent use. Two processes may use stores
 // on the same directory at once (dev diff while dev runs): objects are
-// written by rename and named by their content.
+// named by their content, and each process appends to a log of its own
+// or writes a pack it renames into place.
 type Store struct {
 	dir           string // the store's directory
 	workDir       string
