@@ -347,7 +347,7 @@ func (a *App) wire() {
 		Deny:           a.deny,
 		WritableRoots:  a.roots,
 		Sandbox:        a.sandboxOrNil(),
-		Approve:        a.approve,
+		Approve:        a.approveAndProtect,
 		Groups:         a.groups(),
 		Live:           a.liveOutput(event.Worker),
 	}
@@ -397,7 +397,8 @@ func (a *App) wire() {
 			// The auditor's commands run where the worker's do, but never
 			// ask and never go to the background.
 			Env: &tools.Env{Dir: env.Dir, CommandTimeout: env.CommandTimeout, OutputDir: env.OutputDir, Spills: env.Spills,
-				Deny: env.Deny, Sandbox: env.Sandbox, Groups: env.Groups, Live: a.liveOutput(event.Auditor)},
+				Deny: env.Deny, Sandbox: env.Sandbox, Groups: env.Groups, Live: a.liveOutput(event.Auditor),
+				Approve: a.protectOnly},
 			Mask:              a.mask,
 			Commands:          cfg.AuditCommands,
 			MaxRetries:        retries,
@@ -525,6 +526,7 @@ func (a *App) switchTo(sess *sessions.Session, resumed bool) error {
 func (a *App) Close() {
 	a.stopBackground()
 	a.closeMCP()
+	a.closeTimeline()
 	a.releaseAll()
 }
 

@@ -118,7 +118,7 @@ func (a *App) attach(request string) string {
 // command is not asked about; the denied list and the sandbox still apply.
 func (a *App) Shell(ctx context.Context, command string) tools.Result {
 	env := *a.loop.Env
-	env.Approve, env.Interactive, env.Background = nil, false, nil
+	env.Approve, env.Interactive, env.Background = a.protectOnly, false, nil
 	res := tools.CommandTool{}.Run(ctx, &env, command).Masked(a.mask)
 	a.sess.History = append(a.sess.History, llm.Message{Role: llm.RoleUser,
 		Content: "The user ran a command in the working directory, for you to know:\n" + res.Wrap()})

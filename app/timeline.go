@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"time"
 
+	"github.com/devagent/dev/bgproc"
 	"github.com/devagent/dev/checkpoints"
 	"github.com/devagent/dev/config"
 	"github.com/devagent/dev/event"
@@ -30,17 +32,24 @@ type Timeline struct {
 }
 
 // openTimeline opens the checkpoints of sess. It fails when checkpoints
-// cannot work here (a directory too big, one that cannot be written).
-func openTimeline(store *sessions.Store, sess *sessions.Session, cfg config.Config, configDir string) (*Timeline, error) {
+// cannot work here (a directory too big, one that cannot be written). A
+// run's timeline watches the working directory and reads the project in
+// the background after its first checkpoint; a command's (dev diff, dev
+// rewind) does neither.
+func openTimeline(store *sessions.Store, sess *sessions.Session, cfg config.Config, configDir string, run bool, now func() time.Time) (*Timeline, error) {
 	cps, err := checkpoints.Open(filepath.Join(store.Dir(sess.ID), "checkpoints"), sess.WorkingDirectory,
-		checkpoints.Options{MaxFileBytes: cfg.CheckpointMaxFileBytes, Exclude: []string{configDir}})
+		checkpoints.Options{MaxFileBytes: cfg.CheckpointMaxFileBytes, Exclude: []string{configDir}, Lazy: run, Watch: run, Now: now})
 	if err != nil {
 		return nil, err
 	}
 	return &Timeline{cps: cps, sess: sess, store: store, open: func(other *sessions.Session) (*Timeline, error) {
-		return openTimeline(store, other, cfg, configDir)
+		return openTimeline(store, other, cfg, configDir, false, nil)
 	}}, nil
 }
+
+// Close stops what the timeline runs (the watcher, the background
+// reading) and keeps its cache.
+func (t *Timeline) Close() error { return t.cps.Close() }
 
 // OpenTimeline opens the checkpoints of a session for the commands that
 // read or rewind them without running anything (dev checkpoints, diff,
@@ -54,12 +63,13 @@ func OpenTimeline(cfg config.Config, configDir string, sess *sessions.Session, l
 			return nil, nil, fmt.Errorf("session %s: %w", sess.ID, err)
 		}
 	}
-	t, err = openTimeline(store, sess, cfg, configDir)
+	t, err = openTimeline(store, sess, cfg, configDir, false, nil)
 	if err != nil {
 		release()
 		return nil, nil, err
 	}
-	return t, release, nil
+	unlock := release
+	return t, func() { t.Close(); unlock() }, nil
 }
 
 // take records a checkpoint when it is new; it returns what changed
@@ -191,6 +201,7 @@ func (t *Timeline) othersChanges(ctx context.Context, p checkpoints.Plan) ([]che
 			continue
 		}
 		entries, err := ot.List(ctx)
+		ot.Close()
 		if err != nil {
 			continue
 		}
@@ -253,11 +264,11 @@ func ParseNumber(s string) (int, error) {
 // settings want them; when they cannot work it says so once and the run
 // goes on without.
 func (a *App) openTimeline() {
-	a.timeline = nil
+	a.closeTimeline()
 	if !a.cfg.Checkpoints || a.checkpointsOff {
 		return
 	}
-	t, err := openTimeline(a.store, a.sess, a.cfg, a.opts.ConfigDir)
+	t, err := openTimeline(a.store, a.sess, a.cfg, a.opts.ConfigDir, true, a.opts.Now)
 	if err != nil {
 		a.disableCheckpoints(err)
 		return
@@ -265,10 +276,19 @@ func (a *App) openTimeline() {
 	a.timeline = t
 }
 
+// closeTimeline closes the timeline of the session worked in, if any.
+func (a *App) closeTimeline() {
+	if a.timeline != nil {
+		_ = a.timeline.Close() // its cache only: the next run rebuilds it
+		a.timeline = nil
+	}
+}
+
 // disableCheckpoints says once why checkpoints are off, and turns them
 // off for the rest of the process.
 func (a *App) disableCheckpoints(err error) {
-	a.timeline, a.checkpointsOff = nil, true
+	a.closeTimeline()
+	a.checkpointsOff = true
 	why := err.Error()
 	if errors.Is(err, checkpoints.ErrTooBig) {
 		why = "the working directory is too big to snapshot (" + why + ")"
@@ -303,20 +323,42 @@ func (a *App) beforeRequest(ctx context.Context) {
 }
 
 // afterTool records what a tool changed in the working directory, with
-// the diffs of the file tools' edits.
+// the diffs of the file tools' edits. It looks only where the tool may
+// have changed something (SPEC §12): nowhere after a tool that changes
+// nothing, at the paths a file tool wrote, and where the watcher saw
+// changes (or everywhere) after anything else: a command, a custom or MCP
+// tool. While a background process runs, files may change at any time:
+// then after every tool.
 func (a *App) afterTool(ctx context.Context, step int, call parser.ToolCall, res tools.Result) []event.FileChange {
 	if a.timeline == nil {
 		return nil
 	}
-	changes, err := a.timeline.take(ctx, checkpoints.Meta{Reason: checkpoints.AfterTool, Step: step, Tool: call.Name,
-		Input: textfmt.Summary(res.Summary, 80)})
+	m := checkpoints.Meta{Reason: checkpoints.AfterTool, Step: step, Tool: call.Name, Input: textfmt.Summary(res.Summary, 80),
+		Look: checkpoints.LookChanged}
+	edit := call.Name == tools.WriteFile || call.Name == tools.FindAndReplace
+	switch {
+	case a.backgroundRunning():
+	case changesNothing[call.Name]:
+		return nil
+	case edit:
+		if len(res.Files) == 0 {
+			return nil // it wrote nothing
+		}
+		m.Look = checkpoints.LookPaths
+		for _, f := range res.Files {
+			if !filepath.IsAbs(f) {
+				f = filepath.Join(a.sess.WorkingDirectory, filepath.FromSlash(f))
+			}
+			m.Paths = append(m.Paths, f)
+		}
+	}
+	changes, err := a.timeline.take(ctx, m)
 	if err != nil {
 		if ctx.Err() == nil {
 			a.disableCheckpoints(err)
 		}
 		return nil
 	}
-	edit := call.Name == tools.WriteFile || call.Name == tools.FindAndReplace
 	out := make([]event.FileChange, len(changes))
 	for i, c := range changes {
 		out[i] = event.FileChange{Path: c.Path, Change: string(c.Change)}
@@ -328,3 +370,57 @@ func (a *App) afterTool(ctx context.Context, step int, call parser.ToolCall, res
 	}
 	return a.maskChanges(out)
 }
+
+// changesNothing are the tools that cannot change the working directory:
+// no checkpoint looks for changes after them.
+var changesNothing = map[string]bool{
+	tools.ReadFile: true, tools.ListDirectory: true, tools.ReadBackground: true, tools.ListBackground: true,
+	tools.ToolHelp: true, tools.UpdateTaskList: true, tools.Done: true, tools.AskUser: true,
+}
+
+// backgroundRunning reports whether a command of the run still runs in
+// the background.
+func (a *App) backgroundRunning() bool {
+	if a.bg == nil {
+		return false
+	}
+	for _, i := range a.bg.List() {
+		if i.Status == bgproc.Running {
+			return true
+		}
+	}
+	return false
+}
+
+// protect stores what the checkpoints hold of the working directory by
+// its stat alone before something may change it (a command, a file
+// tool, an MCP call): see checkpoints.Store.Protect. It waits while the
+// first checkpoint's files are still being read.
+func (a *App) protect(ctx context.Context) {
+	if a.timeline == nil {
+		return
+	}
+	if err := a.timeline.cps.Protect(ctx); err != nil && ctx.Err() == nil {
+		a.disableCheckpoints(err)
+	}
+}
+
+// approveAndProtect is the worker's tools.Env.Approve: the approval, then
+// what the checkpoints need before a change.
+func (a *App) approveAndProtect(ctx context.Context, act tools.Action) tools.Verdict {
+	v := a.approve(ctx, act)
+	if v.Allowed {
+		a.protect(ctx)
+	}
+	return v
+}
+
+// protectOnly is tools.Env.Approve where nothing needs approval (the
+// auditor's commands, the user's own): the checkpoints' protection alone.
+func (a *App) protectOnly(ctx context.Context, _ tools.Action) tools.Verdict {
+	a.protect(ctx)
+	return tools.Verdict{Allowed: true}
+}
+
+// Counts says what the timeline's snapshots did so far.
+func (t *Timeline) Counts() checkpoints.Counts { return t.cps.Counts() }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/devagent/dev/checkpoints"
+	"github.com/devagent/dev/textfmt"
 )
 
 // The checkpoint scenarios time the checkpoints package in this process
@@ -225,10 +227,11 @@ func checkpointSessionScenario() scenario {
 }
 
 func checkpointSession(work, store string) (int, error) {
-	s, err := checkpoints.Open(store, work, checkpoints.Options{})
+	s, err := checkpoints.Open(store, work, checkpoints.Options{Lazy: true, Watch: true})
 	if err != nil {
 		return 0, err
 	}
+	defer s.Close()
 	ctx := context.Background()
 	var list []checkpoints.Checkpoint
 	history := [][]byte{[]byte("<user_request>work through the scripted steps</user_request>")}
@@ -244,33 +247,48 @@ func checkpointSession(work, store string) (int, error) {
 		return 0, err
 	}
 	for i := 1; i <= 300; i++ {
-		tool := "READ_FILE"
+		// As the app does: the content of the first checkpoint is
+		// stored before a tool that changes files, and the checkpoint
+		// after a tool looks where it may have changed something.
+		m := checkpoints.Meta{Reason: checkpoints.AfterTool, Step: i, Tool: "READ_FILE"}
 		var err error
 		switch i % 6 {
 		case 2:
-			tool = "WRITE_FILE"
+			m.Tool, m.Look = "WRITE_FILE", checkpoints.LookPaths
+			p := filepath.Join(work, "out", fmt.Sprintf("%d.txt", i))
+			m.Paths = []string{p}
 			body := strings.Repeat(fmt.Sprintf("result line of step %d\n", i), 12) + "status: draft\n"
-			if err = os.MkdirAll(filepath.Join(work, "out"), 0o755); err == nil {
-				err = os.WriteFile(filepath.Join(work, "out", fmt.Sprintf("%d.txt", i)), []byte(body), 0o644)
+			if err = s.Protect(ctx); err == nil {
+				if err = os.MkdirAll(filepath.Dir(p), 0o755); err == nil {
+					err = os.WriteFile(p, []byte(body), 0o644)
+				}
 			}
 		case 3:
-			tool = "FIND_AND_REPLACE_IN_FILE"
+			m.Tool, m.Look = "FIND_AND_REPLACE_IN_FILE", checkpoints.LookPaths
 			p := filepath.Join(work, "out", fmt.Sprintf("%d.txt", i-1))
+			m.Paths = []string{p}
 			var data []byte
 			if data, err = os.ReadFile(p); err == nil {
-				err = os.WriteFile(p, []byte(strings.Replace(string(data), "status: draft", "status: final", 1)), 0o644)
+				if err = s.Protect(ctx); err == nil {
+					err = os.WriteFile(p, []byte(strings.Replace(string(data), "status: draft", "status: final", 1)), 0o644)
+				}
 			}
 		case 4:
-			tool = "COMMAND"
-			err = os.WriteFile(checkpointFile(work, i%10), []byte(checkpointSource(i%10, i)), 0o644)
+			m.Tool, m.Look = "COMMAND", checkpoints.LookChanged
+			if err = s.Protect(ctx); err == nil {
+				err = os.WriteFile(checkpointFile(work, i%10), []byte(checkpointSource(i%10, i)), 0o644)
+			}
 		}
 		if err != nil {
 			return 0, err
 		}
 		history = append(history,
-			[]byte(fmt.Sprintf("Thoughts: step %d of the plan: keep going with the next part of the work.\nTool: %s", i, tool)),
-			[]byte(fmt.Sprintf("<tool_result tool=%q ok=\"true\">\n%s</tool_result>", tool, strings.Repeat(fmt.Sprintf("output of step %d\n", i), 20))))
-		if err := take(checkpoints.Meta{Reason: checkpoints.AfterTool, Step: i, Tool: tool}, i); err != nil {
+			[]byte(fmt.Sprintf("Thoughts: step %d of the plan: keep going with the next part of the work.\nTool: %s", i, m.Tool)),
+			[]byte(fmt.Sprintf("<tool_result tool=%q ok=\"true\">\n%s</tool_result>", m.Tool, strings.Repeat(fmt.Sprintf("output of step %d\n", i), 20))))
+		if m.Tool == "READ_FILE" {
+			continue // a tool that changes nothing: no checkpoint looks
+		}
+		if err := take(m, i); err != nil {
 			return 0, err
 		}
 	}
@@ -287,4 +305,140 @@ func dirBytes(dir string) int64 {
 		return nil
 	})
 	return n
+}
+
+// workspace is the checkpoint workspace of files files, made once per
+// bench and shared by the scenarios that use it (each puts back what it
+// changes): making 100,000 files takes longer than measuring them.
+func (b *bench) workspace(files int) (string, error) {
+	if dir, ok := b.workspaces[files]; ok {
+		return dir, nil
+	}
+	dir := filepath.Join(b.tmp, fmt.Sprintf("workspace-%d", files))
+	if err := checkpointWorkspace(dir, files); err != nil {
+		return "", err
+	}
+	if b.workspaces == nil {
+		b.workspaces = map[int]string{}
+	}
+	b.workspaces[files] = dir
+	return dir, nil
+}
+
+// checkpointStepsScenario times each of SPEC §12's checkpoint figures in
+// this process, on a workspace of files files, with the store as a run
+// of dev opens it (the first snapshot lazy, the directories watched): the
+// first checkpoint, then a checkpoint after each kind of step. The
+// wall column is the checkpoint after a command that changed nothing.
+func checkpointStepsScenario(name string, files int, target string) scenario {
+	title := fmt.Sprintf("checkpoint steps, %s files", textfmt.Thousands(int64(files)))
+	return scenario{
+		name:    name,
+		title:   title,
+		target:  target,
+		prepare: func(b *bench) (any, error) { return b.workspace(files) },
+		direct: func(b *bench, shared any, warmup, runs int) (row, error) {
+			work := shared.(string)
+			ctx := context.Background()
+			n := warmup + runs
+			var firsts, captures, eagers, unchanged, walks, edits, commands, requests []time.Duration
+			var deferred int
+			for i := range n {
+				store := filepath.Join(b.tmp, name+"-store")
+				s, err := checkpoints.Open(store, work, checkpoints.Options{Lazy: true, Watch: true})
+				if err != nil {
+					return row{}, err
+				}
+				var list []checkpoints.Checkpoint
+				take := func(m checkpoints.Meta) (checkpoints.Taken, time.Duration, error) {
+					start := time.Now()
+					tk, err := s.Take(ctx, list, m, nil)
+					d := time.Since(start)
+					if tk.New {
+						list = append(list, tk.Checkpoint)
+					}
+					return tk, d, err
+				}
+				tk, first, err := take(checkpoints.Meta{Reason: checkpoints.BeforeRequest})
+				if err != nil {
+					return row{}, err
+				}
+				deferred = tk.Scan.Deferred
+				capture, _, err := timed(func() error { return s.Protect(ctx) })
+				if err != nil {
+					return row{}, err
+				}
+				command := checkpoints.Meta{Reason: checkpoints.AfterTool, Tool: "COMMAND", Look: checkpoints.LookChanged}
+				tk, still, err := take(command)
+				if err == nil && tk.New {
+					err = fmt.Errorf("a command that changed nothing made a checkpoint: %v", tk.Changes)
+				}
+				if err != nil {
+					return row{}, err
+				}
+				newFile := filepath.Join(work, "out", "new.txt")
+				if err := os.MkdirAll(filepath.Dir(newFile), 0o755); err != nil {
+					return row{}, err
+				}
+				if err := os.WriteFile(newFile, []byte("written by a file tool\n"), 0o644); err != nil {
+					return row{}, err
+				}
+				tk, edit, err := take(checkpoints.Meta{Reason: checkpoints.AfterTool, Tool: "WRITE_FILE", Look: checkpoints.LookPaths, Paths: []string{newFile}})
+				if err == nil && len(tk.Changes) != 1 {
+					err = fmt.Errorf("WRITE_FILE's checkpoint saw %v", tk.Changes)
+				}
+				if err != nil {
+					return row{}, err
+				}
+				deep := checkpointFile(work, files/2)
+				if err := os.WriteFile(deep, []byte(checkpointSource(files/2, i+1)), 0o644); err != nil {
+					return row{}, err
+				}
+				tk, changed, err := take(command)
+				if rel, _ := filepath.Rel(work, deep); err == nil && (len(tk.Changes) != 1 || tk.Changes[0].Path != filepath.ToSlash(rel)) {
+					err = fmt.Errorf("the command's checkpoint saw %v", tk.Changes)
+				}
+				if err != nil {
+					return row{}, err
+				}
+				_, request, err := take(checkpoints.Meta{Reason: checkpoints.BeforeRequest})
+				if err != nil {
+					return row{}, err
+				}
+				// Put the workspace back; then without a watcher, as
+				// elsewhere than Linux: a command's checkpoint walks it.
+				old := time.Now().Add(-time.Hour)
+				err = errors.Join(os.RemoveAll(filepath.Dir(newFile)), os.WriteFile(deep, []byte(checkpointSource(files/2, 0)), 0o644), os.Chtimes(deep, old, old), s.Close(), os.RemoveAll(store))
+				if err != nil {
+					return row{}, err
+				}
+				plain, err := checkpoints.Open(store, work, checkpoints.Options{})
+				if err != nil {
+					return row{}, err
+				}
+				eager, _, err := timed(func() error { _, err := plain.Snapshot(ctx); return err })
+				if err != nil {
+					return row{}, err
+				}
+				walk, _, err := timed(func() error {
+					_, err := plain.Take(ctx, nil, checkpoints.Meta{Reason: checkpoints.AfterTool, Look: checkpoints.LookChanged}, nil)
+					return err
+				})
+				if err := errors.Join(err, plain.Close(), os.RemoveAll(store)); err != nil {
+					return row{}, err
+				}
+				if i >= warmup {
+					firsts, captures, eagers = append(firsts, first), append(captures, capture), append(eagers, eager)
+					unchanged, walks, edits = append(unchanged, still), append(walks, walk), append(edits, edit)
+					commands, requests = append(commands, changed), append(requests, request)
+				}
+			}
+			return row{title: title, target: target, runs: runs, wall: medianOf(unchanged),
+				notes: fmt.Sprintf("first checkpoint %s (%d files by their stat), their content read in the background in %s (read at once instead: %s); "+
+					"after a command: %s when it changed nothing, %s when it changed a file (without a watcher: %s); after WRITE_FILE %s; "+
+					"before a later request (every directory read) %s; after READ_FILE and the other tools that change nothing: none",
+					ms(medianOf(firsts)), deferred, ms(medianOf(captures)), ms(medianOf(eagers)),
+					ms(medianOf(unchanged)), ms(medianOf(commands)), ms(medianOf(walks)), ms(medianOf(edits)), ms(medianOf(requests)))}, nil
+		},
+	}
 }

@@ -24,6 +24,8 @@ type bench struct {
 	profile    string
 	memProfile bool   // profile allocations too
 	keepStderr string // when set, the directory for dev's stderr of the timed runs
+	// workspaces are the checkpoint workspaces made so far, by size.
+	workspaces map[int]string
 }
 
 // scenario is one thing a user does with dev, scripted.
@@ -54,9 +56,10 @@ type scenario struct {
 type world struct {
 	home, dir string
 	srv       *llmtest.Server
-	shared    any    // what prepare returned
-	slow      []bool // slow[i]: reply i runs a COMMAND (not an instant tool)
-	timeout   int    // commandTimeout in seconds
+	shared    any            // what prepare returned
+	slow      []bool         // slow[i]: reply i runs a COMMAND (not an instant tool)
+	timeout   int            // commandTimeout in seconds
+	config    map[string]any // more settings of config.json
 	// sessionsBefore counts the sessions home held before the run.
 	sessionsBefore int
 	temp           []string
@@ -83,9 +86,14 @@ type process struct {
 	rss            int64 // bytes, 0 when the platform does not say
 	floor          int64 // the spawner's peak RSS: rss cannot be lower
 	firstRequest   time.Duration
-	gaps           []time.Duration // after instant replies
-	slowGaps       []time.Duration // after replies that ran a command
-	requests       []llmtest.Request
+	// exit is the time from the end of the last reply to the end of the
+	// process.
+	exit     time.Duration
+	gaps     []time.Duration // after instant replies
+	slowGaps []time.Duration // after replies that ran a command
+	steps    []time.Duration // every gap, in order
+	slowStep []bool          // slowStep[i]: steps[i] followed a command
+	requests []llmtest.Request
 }
 
 func (b *bench) newWorld(sc scenario, shared any) (*world, error) {
@@ -108,11 +116,15 @@ func (w *world) close() {
 }
 
 func (w *world) writeConfig() error {
-	conf, err := json.MarshalIndent(map[string]any{
+	settings := map[string]any{
 		"apiUrl":         w.srv.BaseURL(),
 		"model":          "mock-model",
 		"commandTimeout": w.timeout,
-	}, "", "  ")
+	}
+	for k, v := range w.config {
+		settings[k] = v
+	}
+	conf, err := json.MarshalIndent(settings, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -186,9 +198,12 @@ func (b *bench) once(sc scenario, shared any, run string) (*process, error) {
 	p.requests = w.srv.Requests()
 	if len(p.requests) > 0 {
 		p.firstRequest = p.requests[0].Arrived.Sub(start)
+		p.exit = res.Wall - p.requests[len(p.requests)-1].Replied.Sub(start)
 	}
 	for i := 1; i < len(p.requests); i++ {
 		gap := p.requests[i].Arrived.Sub(p.requests[i-1].Replied)
+		p.steps = append(p.steps, gap)
+		p.slowStep = append(p.slowStep, i-1 < len(w.slow) && w.slow[i-1])
 		if i-1 < len(w.slow) && w.slow[i-1] {
 			p.slowGaps = append(p.slowGaps, gap)
 		} else {

@@ -33,6 +33,11 @@ func scenarios() []scenario {
 		checkpointUnchangedScenario(),
 		checkpointChangedScenario(),
 		checkpointSessionScenario(),
+		checkpointRunScenario("checkpoints-fix-a-bug", 0, "≤ 1.3× the wall time with checkpoints off"),
+		checkpointRunScenario("checkpoints-10k", 10_000, "per step ≤ +5 ms, first checkpoint ≤ 300 ms"),
+		checkpointRunScenario("checkpoints-100k", 100_000, "per step ≤ +50 ms, first checkpoint ≤ 2 s"),
+		checkpointStepsScenario("checkpoint-steps-10k", 10_000, "≤ 5 ms a step that changed nothing, first ≤ 300 ms"),
+		checkpointStepsScenario("checkpoint-steps-100k", 100_000, "≤ 50 ms a step that changed nothing, first ≤ 2 s"),
 	}
 }
 

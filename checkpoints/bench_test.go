@@ -78,6 +78,66 @@ func BenchmarkFirstSnapshot10k(b *testing.B) {
 	b.ReportMetric(float64(cpu)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 }
 
+// The same as the app takes it (Options.Lazy): the files are recorded by
+// their stat; reading them is BenchmarkCapture10k.
+func BenchmarkFirstSnapshot10kLazy(b *testing.B) {
+	work := b.TempDir()
+	workspace(b, work, 10_000)
+	ctx := context.Background()
+	var cpu time.Duration
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		dir := filepath.Join(b.TempDir(), "checkpoints")
+		s, err := Open(dir, work, Options{Lazy: true, Now: settled})
+		must(b, err)
+		s.holdCapture = true
+		b.StartTimer()
+		start := cpuTime()
+		tk, err := s.Take(ctx, nil, Meta{Reason: BeforeRequest}, nil)
+		cpu += cpuTime() - start
+		if err != nil || tk.Scan.Deferred != 10_001 {
+			b.Fatalf("%+v %v", tk.Scan, err)
+		}
+		b.StopTimer()
+		s.Close()
+		must(b, os.RemoveAll(dir))
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(cpu)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+}
+
+// Reading the content a lazy first snapshot of 10,000 files deferred, as
+// the background capture does (Protect).
+func BenchmarkCapture10k(b *testing.B) {
+	work := b.TempDir()
+	workspace(b, work, 10_000)
+	ctx := context.Background()
+	var cpu time.Duration
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		dir := filepath.Join(b.TempDir(), "checkpoints")
+		s, err := Open(dir, work, Options{Lazy: true, Now: settled})
+		must(b, err)
+		s.holdCapture = true
+		_, err = s.Take(ctx, nil, Meta{Reason: BeforeRequest}, nil)
+		must(b, err)
+		b.StartTimer()
+		start := cpuTime()
+		err = s.Protect(ctx)
+		cpu += cpuTime() - start
+		if err != nil || s.Pending() != 0 {
+			b.Fatalf("%d pending, %v", s.Pending(), err)
+		}
+		b.StopTimer()
+		s.Close()
+		must(b, os.RemoveAll(dir))
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(cpu)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+}
+
 // A checkpoint of a 10,000-file workspace where nothing changed (SPEC
 // §12: at most 50 ms), in the process that took the last one.
 func BenchmarkSnapshotUnchanged10k(b *testing.B) {
@@ -154,9 +214,10 @@ func BenchmarkSession300Steps(b *testing.B) {
 				work := b.TempDir()
 				workspace(b, work, size)
 				dir := filepath.Join(b.TempDir(), "checkpoints")
-				s, err := Open(dir, work, Options{})
+				s, err := Open(dir, work, Options{Lazy: true, Watch: true})
 				must(b, err)
 				session300(b, s, work)
+				must(b, s.Close())
 				b.ReportMetric(float64(dirSize(b, dir))/1024, "KB-on-disk")
 				b.ReportMetric(float64(dirSize(b, work))/1024, "KB-project")
 			}
@@ -180,29 +241,39 @@ func session300(b *testing.B, s *Store, work string) {
 	}
 	take(Meta{Reason: BeforeRequest}, 0)
 	for i := 1; i <= 300; i++ {
-		tool := "READ_FILE"
+		// As the app does: the first checkpoint's content is stored
+		// before a tool changes files; after a tool, the checkpoint looks
+		// where it may have changed something, and after one that changes
+		// nothing not at all.
+		m := Meta{Reason: AfterTool, Step: i, Tool: "READ_FILE"}
+		if i%6 >= 2 && i%6 <= 4 {
+			must(b, s.Protect(ctx))
+		}
 		switch i % 6 {
 		case 2: // WRITE_FILE of a new file
-			tool = "WRITE_FILE"
+			p := filepath.Join(work, "out", fmt.Sprintf("%d.txt", i))
+			m.Tool, m.Look, m.Paths = "WRITE_FILE", LookPaths, []string{p}
 			body := strings.Repeat(fmt.Sprintf("result line of step %d\n", i), 12) + "status: draft\n"
-			must(b, os.MkdirAll(filepath.Join(work, "out"), 0o755))
-			must(b, os.WriteFile(filepath.Join(work, "out", fmt.Sprintf("%d.txt", i)), []byte(body), 0o644))
+			must(b, os.MkdirAll(filepath.Dir(p), 0o755))
+			must(b, os.WriteFile(p, []byte(body), 0o644))
 		case 3: // FIND_AND_REPLACE_IN_FILE on it
-			tool = "FIND_AND_REPLACE_IN_FILE"
 			p := filepath.Join(work, "out", fmt.Sprintf("%d.txt", i-1))
+			m.Tool, m.Look, m.Paths = "FIND_AND_REPLACE_IN_FILE", LookPaths, []string{p}
 			data, err := os.ReadFile(p)
 			must(b, err)
 			must(b, os.WriteFile(p, []byte(strings.Replace(string(data), "status: draft", "status: final", 1)), 0o644))
 		case 4: // a COMMAND that rewrites a source file
-			tool = "COMMAND"
+			m.Tool, m.Look = "COMMAND", LookChanged
 			f := i % 10
 			p := filepath.Join(work, fmt.Sprintf("pkg%03d", f/100), fmt.Sprintf("file%03d.go", f%100))
 			must(b, os.WriteFile(p, []byte(source(f, i)), 0o644))
 		}
 		history = append(history,
-			[]byte(fmt.Sprintf("Thoughts: step %d of the plan: keep going with the next part of the work.\nTool: %s", i, tool)),
-			[]byte(fmt.Sprintf("<tool_result tool=%q ok=\"true\">\n%s</tool_result>", tool, strings.Repeat(fmt.Sprintf("output of step %d\n", i), 20))))
-		take(Meta{Reason: AfterTool, Step: i, Tool: tool}, i)
+			[]byte(fmt.Sprintf("Thoughts: step %d of the plan: keep going with the next part of the work.\nTool: %s", i, m.Tool)),
+			[]byte(fmt.Sprintf("<tool_result tool=%q ok=\"true\">\n%s</tool_result>", m.Tool, strings.Repeat(fmt.Sprintf("output of step %d\n", i), 20))))
+		if m.Tool != "READ_FILE" {
+			take(m, i)
+		}
 	}
 	if len(list) < 150 {
 		b.Fatalf("%d checkpoints", len(list))

@@ -12,6 +12,14 @@
 // changed reads no file: a stat cache (size, modification time, mode,
 // inode, as git's index keeps) says which files it can trust.
 //
+// What a snapshot costs is what it looks at. The store keeps the last
+// snapshot's tree of directories in memory, so one that looks only where
+// things may have changed (the paths a file tool wrote, the directories
+// a watcher saw change) reads those and rebuilds the trees above them
+// alone (Look). The first snapshot of a large project may record files by
+// their stat and read them in the background, before anything can change
+// them (Options.Lazy, capture.go).
+//
 // The list of checkpoints lives in the session file; this package makes
 // its entries (Take), compares snapshots (Changes, Patch) and brings the
 // directory and the session state back to one (Rewind).
@@ -21,6 +29,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -68,21 +77,26 @@ type Meta struct {
 	Step   int
 	Tool   string
 	Input  string
+	// Look says where to look for changes, Paths the absolute paths
+	// LookPaths looks at.
+	Look  Look
+	Paths []string
 }
 
 // Errors callers tell apart with errors.Is.
 var (
 	ErrNoCheckpoint = errors.New("no such checkpoint")
-	// ErrTooBig: the working directory holds more than a checkpoint
-	// should copy (dev started in a home directory, say). Checkpoints
-	// are then unavailable for the session; nothing else need fail.
+	// ErrTooBig: the working directory holds more than Options allow a
+	// checkpoint to copy. Checkpoints are then unavailable for the
+	// session; nothing else need fail.
 	ErrTooBig = errors.New("the working directory is too big to checkpoint")
 )
 
-// Defaults of Options.
+// Defaults of Options. A tree of many files costs in proportion (see
+// docs/performance.md), with no cap on their number; the bytes are capped,
+// since every file is copied once into the store.
 const (
 	DefaultMaxFileBytes  = 10 << 20 // checkpointMaxFileBytes' default
-	DefaultMaxFiles      = 200_000
 	DefaultMaxTotalBytes = 2 << 30
 )
 
@@ -92,10 +106,20 @@ type Options struct {
 	// by a rewind (0: DefaultMaxFileBytes).
 	MaxFileBytes int64
 	// MaxFiles and MaxTotalBytes bound what a snapshot holds: past
-	// either it fails with ErrTooBig before storing anything (0: the
-	// defaults).
+	// either it fails with ErrTooBig (0: no cap on files,
+	// DefaultMaxTotalBytes).
 	MaxFiles      int
 	MaxTotalBytes int64
+	// Lazy lets the session's first snapshot record the files it has not
+	// seen by their stat, and read them on a goroutine of the store's
+	// (see capture.go): before anything changes a file, Protect.
+	Lazy bool
+	// Watch watches the snapshot's directories (inotify, on Linux), so
+	// that LookChanged looks only where something changed, once a walk
+	// finds 2,000 files and directories (watchFrom): below, reading them
+	// all costs less than a watcher does (its end, when dev exits, waits
+	// 10 to 20 ms for the kernel).
+	Watch bool
 	// Exclude are more directories never snapshotted nor touched, such
 	// as dev's own config directory when it lies in the working
 	// directory. The store's directory always is.
@@ -107,20 +131,48 @@ type Options struct {
 // Store holds the snapshots of one working directory for one session.
 // Its methods are safe for concurrent use. Two processes may use stores
 // on the same directory at once (dev diff while dev runs): objects are
-// written by rename and named by their content.
+// named by their content, and each process appends to a log of its own
+// or writes a pack it renames into place.
 type Store struct {
-	dir          string // the store's directory
-	workDir      string
-	maxFileBytes int64
-	maxFiles     int
-	maxTotal     int64
-	excluded     map[string]bool // slash paths under workDir
-	now          func() time.Time
-	obj          *objects
+	dir           string // the store's directory
+	workDir       string
+	realWorkDir   string // workDir with its links followed
+	maxFileBytes  int64
+	maxFiles      int
+	maxTotal      int64
+	excluded      map[string]bool // slash paths under workDir
+	now           func() time.Time
+	obj           *objects
+	lazy, watchOn bool
+	watchFrom     int // watchFrom, but for tests
 
 	mu   sync.Mutex
 	idx  index      // the stat cache; loaded by the first scan
 	last *lastState // the last state saved or loaded
+	// root is the last scan's tree, ign where its ignore rules start;
+	// nil before the first scan of the store.
+	root *dirNode
+	ign  *ignoreBase
+	// watch reports the directories where something changed (nil: none,
+	// or it failed: watchErr says why).
+	watch    *watcher
+	watchErr error
+	// watchEmpty: the watcher was made anew since the last full walk,
+	// which fills it.
+	watchEmpty bool
+	// idxChanged counts changes to the index since it was last saved,
+	// idxSaved the saves.
+	idxChanged, idxSaved int
+	// pending counts the index's files recorded by stat whose content is
+	// not stored yet; capturing is the background capture, when one runs.
+	pending   int
+	capturing *captureRun
+	closed    bool
+	// captureMu lets one capture run at a time.
+	captureMu sync.Mutex
+	// holdCapture: no background capture (tests: Protect reads).
+	holdCapture bool
+	counts      Counts
 }
 
 // Open returns the store kept in dir (created at the first snapshot; the
@@ -140,14 +192,18 @@ func Open(dir, workDir string, opts Options) (*Store, error) {
 	} else if !fi.IsDir() {
 		return nil, fmt.Errorf("checkpoint store: %s is not a directory", workDir)
 	}
-	s := &Store{dir: dir, workDir: workDir, maxFileBytes: opts.MaxFileBytes, now: opts.Now,
-		excluded: map[string]bool{}, obj: newObjects(filepath.Join(dir, "objects"))}
+	s := &Store{dir: dir, workDir: workDir, realWorkDir: workDir, maxFileBytes: opts.MaxFileBytes, now: opts.Now,
+		excluded: map[string]bool{}, obj: newObjects(filepath.Join(dir, "objects")), lazy: opts.Lazy, watchOn: opts.Watch,
+		watchFrom: watchFrom}
+	if real, err := filepath.EvalSymlinks(workDir); err == nil {
+		s.realWorkDir = real
+	}
 	if s.maxFileBytes <= 0 {
 		s.maxFileBytes = DefaultMaxFileBytes
 	}
 	s.maxFiles, s.maxTotal = opts.MaxFiles, opts.MaxTotalBytes
 	if s.maxFiles <= 0 {
-		s.maxFiles = DefaultMaxFiles
+		s.maxFiles = math.MaxInt
 	}
 	if s.maxTotal <= 0 {
 		s.maxTotal = DefaultMaxTotalBytes
@@ -167,12 +223,87 @@ func Open(dir, workDir string, opts Options) (*Store, error) {
 
 func (s *Store) indexPath() string { return filepath.Join(s.dir, "index") }
 
+// Close stops the background capture (what it read so far is kept, and
+// the rest is read by the next store on the session before anything
+// changes), stops the watcher, and saves the index. The store is not used
+// after.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	run := s.capturing
+	s.closed = true
+	s.mu.Unlock()
+	if run != nil {
+		run.cancel()
+		<-run.done
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.watch != nil {
+		s.watch.close()
+		s.watch = nil
+	}
+	if s.idxChanged > 0 {
+		s.saveIndex()
+	}
+	return s.obj.close()
+}
+
+// saveIndex writes the index. It is a cache: a scan that cannot save it
+// is still a good scan. s.mu is held.
+func (s *Store) saveIndex() {
+	if s.idx == nil {
+		return
+	}
+	if err := os.MkdirAll(s.dir, 0o700); err == nil && s.idx.save(s.indexPath()) == nil {
+		s.idxChanged = 0
+		s.idxSaved++
+	}
+}
+
+// Watching reports whether the store watches the working directory for
+// changes; when it was asked to and cannot, why not.
+func (s *Store) Watching() (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.watch != nil, s.watchErr
+}
+
+// resetWatch replaces the watcher by a new one, which the next full walk
+// fills. s.mu is held.
+func (s *Store) resetWatch() {
+	if s.watch != nil {
+		s.watch.close()
+		s.watch = nil
+	}
+	if !s.watchOn || s.watchErr != nil {
+		return
+	}
+	w, err := newWatcher()
+	if err != nil {
+		s.watchErr = err
+		return
+	}
+	s.watch = w
+}
+
+// dropWatch gives up watching: past the system's limit of watches, say.
+// Every LookChanged snapshot then walks the working directory. s.mu is
+// held.
+func (s *Store) dropWatch(err error) {
+	if s.watch != nil {
+		s.watch.close()
+		s.watch = nil
+	}
+	s.watchErr = err
+}
+
 // Snapshot stores the working directory as it is now, without making a
-// checkpoint of it: what dev diff compares a checkpoint with.
+// checkpoint of it: what dev diff compares a checkpoint with. It looks
+// where the watcher saw changes, or everywhere.
 func (s *Store) Snapshot(ctx context.Context) (Scan, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.scan(ctx)
+	return s.scan(ctx, LookChanged, nil, false)
 }
 
 // Taken is the result of Take.
@@ -199,9 +330,14 @@ func (s *Store) Take(ctx context.Context, list []Checkpoint, m Meta, state func(
 }
 
 func (s *Store) take(ctx context.Context, list []Checkpoint, m Meta, state func() State) (Taken, error) {
-	sc, err := s.scan(ctx)
+	sc, err := s.scan(ctx, m.Look, m.Paths, s.lazy && len(list) == 0)
 	if err != nil {
 		return Taken{}, err
+	}
+	if s.pending > 0 {
+		// What the first snapshot deferred, or what a store closed too
+		// soon left (dev --resume): read it before a tool needs it.
+		s.startCapture()
 	}
 	t := Taken{Scan: sc}
 	var last *Checkpoint
@@ -282,9 +418,12 @@ func (s *Store) PlanRewind(ctx context.Context, list []Checkpoint, n int) (Plan,
 	if err != nil {
 		return Plan{}, err
 	}
+	if err := s.Protect(ctx); err != nil {
+		return Plan{}, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	sc, err := s.scan(ctx)
+	sc, err := s.scan(ctx, LookAll, nil, false)
 	if err != nil {
 		return Plan{}, err
 	}
@@ -318,6 +457,11 @@ type Rewound struct {
 func (s *Store) Rewind(ctx context.Context, list []Checkpoint, n int, present func() State) (Rewound, error) {
 	target, err := Find(list, n)
 	if err != nil {
+		return Rewound{}, err
+	}
+	// The present is checkpointed and overwritten: its files must be
+	// stored first.
+	if err := s.Protect(ctx); err != nil {
 		return Rewound{}, err
 	}
 	s.mu.Lock()

@@ -67,49 +67,56 @@ func TestRewindRoundTrip(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("symbolic links and permission bits need a Unix file system")
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			dir := t.TempDir()
-			write(t, dir, base)
-			ss := newSession(t, dir, Options{})
-			ss.state = State{Messages: [][]byte{[]byte("request")}, Rest: []byte("tasks 0")}
-			if tk := ss.take(BeforeRequest, ""); !tk.New || tk.Checkpoint.Number != 0 || tk.Changes != nil {
-				t.Fatalf("first checkpoint: %+v", tk)
-			}
-			original := state(t, dir, false)
+	for _, mode := range modes {
+		for _, tt := range tests {
+			t.Run(mode.name+"/"+tt.name, func(t *testing.T) {
+				t.Parallel()
+				dir := t.TempDir()
+				write(t, dir, base)
+				ss := newSession(t, dir, mode.opts)
+				ss.look = mode.look
+				ss.state = State{Messages: [][]byte{[]byte("request")}, Rest: []byte("tasks 0")}
+				if tk := ss.take(BeforeRequest, ""); !tk.New || tk.Checkpoint.Number != 0 || tk.Changes != nil {
+					t.Fatalf("first checkpoint: %+v", tk)
+				} else if mode.opts.Lazy && tk.Scan.Deferred != 7 {
+					t.Fatalf("a lazy first checkpoint deferred %d files, want 7", tk.Scan.Deferred)
+				}
+				// What the app does before a tool runs.
+				must(t, ss.s.Protect(context.Background()))
+				original := state(t, dir, false)
 
-			tt.mutate(t, dir)
-			ss.state.Messages = append(ss.state.Messages, []byte("step 1"))
-			ss.state.Rest = []byte("tasks 1")
-			tk := ss.take(AfterTool, "COMMAND")
-			if !tk.New || tk.Checkpoint.Number != 1 {
-				t.Fatalf("a change made no checkpoint: %+v", tk)
-			}
-			if got := changeList(tk.Changes); got != tt.want {
-				t.Errorf("changes:\n%s\nwant:\n%s", got, tt.want)
-			}
-			changed := state(t, dir, false)
+				tt.mutate(t, dir)
+				ss.state.Messages = append(ss.state.Messages, []byte("step 1"))
+				ss.state.Rest = []byte("tasks 1")
+				tk := ss.take(AfterTool, "COMMAND")
+				if !tk.New || tk.Checkpoint.Number != 1 {
+					t.Fatalf("a change made no checkpoint: %+v", tk)
+				}
+				if got := changeList(tk.Changes); got != tt.want {
+					t.Errorf("changes:\n%s\nwant:\n%s", got, tt.want)
+				}
+				changed := state(t, dir, false)
 
-			r := ss.rewind(0)
-			if r.Before.New {
-				t.Errorf("the present equals checkpoint 1, yet a checkpoint was taken: %+v", r.Before.Checkpoint)
-			}
-			sameState(t, "after rewinding to 0", state(t, dir, false), original)
-			if got := string(ss.state.Rest); got != "tasks 0" || len(ss.state.Messages) != 1 {
-				t.Errorf("state after rewind: %q, %d messages", got, len(ss.state.Messages))
-			}
+				r := ss.rewind(0)
+				if r.Before.New {
+					t.Errorf("the present equals checkpoint 1, yet a checkpoint was taken: %+v", r.Before.Checkpoint)
+				}
+				sameState(t, "after rewinding to 0", state(t, dir, false), original)
+				if got := string(ss.state.Rest); got != "tasks 0" || len(ss.state.Messages) != 1 {
+					t.Errorf("state after rewind: %q, %d messages", got, len(ss.state.Messages))
+				}
 
-			// The rewind's own changes are checkpoint 1's, reversed.
-			if got, want := changeList(r.Restore.Changes), reversed(tt.want); got != want {
-				t.Errorf("the rewind changed:\n%s\nwant the step reversed:\n%s", got, want)
-			}
-			ss.rewind(1)
-			sameState(t, "after rewinding the rewind", state(t, dir, false), changed)
-			if got := string(ss.state.Rest); got != "tasks 1" {
-				t.Errorf("state after the second rewind: %q", got)
-			}
-		})
+				// The rewind's own changes are checkpoint 1's, reversed.
+				if got, want := changeList(r.Restore.Changes), reversed(tt.want); got != want {
+					t.Errorf("the rewind changed:\n%s\nwant the step reversed:\n%s", got, want)
+				}
+				ss.rewind(1)
+				sameState(t, "after rewinding the rewind", state(t, dir, false), changed)
+				if got := string(ss.state.Rest); got != "tasks 1" {
+					t.Errorf("state after the second rewind: %q", got)
+				}
+			})
+		}
 	}
 }
 
@@ -453,7 +460,7 @@ func TestCorruptObject(t *testing.T) {
 	tk := ss.take(AfterTool, "WRITE_FILE")
 	h, err := parseID(tk.Changes[0].From.ID)
 	must(t, err)
-	must(t, os.WriteFile(ss.s.obj.path(h), []byte("rgarbage"), 0o600))
+	overwriteObject(t, ss.s, h, []byte("r"+strings.Repeat("g", int(storedAt(t, ss.s, h).size)-1)))
 	_, err = ss.s.Rewind(context.Background(), ss.list, 0, nil)
 	if err == nil || !strings.Contains(err.Error(), "corrupt") {
 		t.Errorf("rewind from a corrupt object: %v", err)

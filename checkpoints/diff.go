@@ -3,6 +3,7 @@ package checkpoints
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"slices"
@@ -134,20 +135,29 @@ func (s *Store) diffTrees(ctx context.Context, prefix string, a, b hash, out *[]
 		}
 		switch {
 		case fileA != nil && fileB != nil:
-			if fileA.hash != fileB.hash || fileA.mode != fileB.mode {
-				*out = append(*out, Change{Path: p, Change: Modified, From: fileOf(fileA), To: fileOf(fileB)})
+			if fileA.hash != fileB.hash || fileA.mode&^lazyMode != fileB.mode&^lazyMode {
+				from, to := s.fileOf(fileA), s.fileOf(fileB)
+				if from != to { // not a file read since it was recorded by its stat
+					*out = append(*out, Change{Path: p, Change: Modified, From: from, To: to})
+				}
 			}
 		case fileA != nil:
-			*out = append(*out, Change{Path: p, Change: Deleted, From: fileOf(fileA)})
+			*out = append(*out, Change{Path: p, Change: Deleted, From: s.fileOf(fileA)})
 		case fileB != nil:
-			*out = append(*out, Change{Path: p, Change: Added, To: fileOf(fileB)})
+			*out = append(*out, Change{Path: p, Change: Added, To: s.fileOf(fileB)})
 		}
 	}
 	return nil
 }
 
-func fileOf(e *entry) File {
-	return File{Mode: e.mode, Size: e.size, ID: e.hash.id()}
+// fileOf is a file as a snapshot holds it: for one recorded by its stat,
+// with the hash of its content when that is stored.
+func (s *Store) fileOf(e *entry) File {
+	h := e.hash
+	if e.mode&lazyMode != 0 {
+		h, _ = s.obj.resolve(h)
+	}
+	return File{Mode: e.mode &^ lazyMode, Size: e.size, ID: h.id()}
 }
 
 // binarySniff is how much of a file is searched for a NUL byte, as git
@@ -161,17 +171,29 @@ func isBinary(data []byte) bool {
 // Patch is a change as git shows it: a "diff --git" header, the mode
 // lines, and a unified diff with three lines of context, or a line saying
 // that binary files differ. binary reports the latter.
+//
+// A side whose content was never stored (a file changed before dev read
+// it, see capture.go) is shown as a line saying so instead of a diff.
 func (s *Store) Patch(c Change) (text string, binary bool, err error) {
 	var old, new []byte
+	var missing []string
 	if c.Change != Added {
-		if old, err = s.content(c.From.ID); err != nil {
+		if old, err = s.content(c.From.ID); errors.Is(err, errNotStored) {
+			missing = append(missing, "before")
+		} else if err != nil {
 			return "", false, err
 		}
 	}
 	if c.Change != Deleted {
-		if new, err = s.content(c.To.ID); err != nil {
+		if new, err = s.content(c.To.ID); errors.Is(err, errNotStored) {
+			missing = append(missing, "after")
+		} else if err != nil {
 			return "", false, err
 		}
+	}
+	if len(missing) > 0 {
+		text, _ = Unified(Change{Path: c.Path, Change: c.Change, From: c.From, To: c.To}, nil, nil)
+		return text + fmt.Sprintf("(the content %s was never stored: the file changed before dev read it)\n", strings.Join(missing, " and ")), false, nil
 	}
 	text, binary = Unified(c, old, new)
 	return text, binary, nil
@@ -182,7 +204,7 @@ func (s *Store) content(id ID) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.obj.get(h)
+	return s.obj.content(h)
 }
 
 // Unified renders change c of a file whose content went from old to new

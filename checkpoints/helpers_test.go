@@ -122,18 +122,26 @@ type session struct {
 	s     *Store
 	list  []Checkpoint
 	state State
+	// look is where checkpoints after a tool look (LookAll: everywhere).
+	look Look
 }
 
 func newSession(t testing.TB, work string, opts Options) *session {
 	t.Helper()
 	s, err := Open(filepath.Join(t.TempDir(), "checkpoints"), work, opts)
 	must(t, err)
+	s.watchFrom = 0 // watched whatever its size (TestWatchFrom tests the size)
+	t.Cleanup(func() { s.Close() })
 	return &session{t: t, s: s}
 }
 
 func (ss *session) take(reason Reason, tool string) Taken {
 	ss.t.Helper()
-	tk, err := ss.s.Take(context.Background(), ss.list, Meta{Reason: reason, Tool: tool}, func() State { return ss.state })
+	m := Meta{Reason: reason, Tool: tool}
+	if reason == AfterTool {
+		m.Look = ss.look
+	}
+	tk, err := ss.s.Take(context.Background(), ss.list, m, func() State { return ss.state })
 	must(ss.t, err)
 	if tk.New {
 		ss.list = append(ss.list, tk.Checkpoint)
@@ -192,3 +200,51 @@ func reversed(list string) string {
 	r := strings.NewReplacer("added ", "deleted ", "deleted ", "added ")
 	return r.Replace(list)
 }
+
+// storedAt is where the object h is stored: its pack or log, and where
+// in it.
+func storedAt(t testing.TB, s *Store, h hash) packLoc {
+	t.Helper()
+	s.obj.mu.Lock()
+	defer s.obj.mu.Unlock()
+	s.obj.loadPacks()
+	loc, ok := s.obj.find(h)
+	if !ok {
+		t.Fatalf("object %s is not in a pack or log", h.id())
+	}
+	return loc
+}
+
+// overwriteObject replaces what is stored of the object h by enc, of the
+// same length.
+func overwriteObject(t testing.TB, s *Store, h hash, enc []byte) {
+	t.Helper()
+	loc := storedAt(t, s, h)
+	if int64(len(enc)) != loc.size {
+		t.Fatalf("%d bytes in place of %d", len(enc), loc.size)
+	}
+	f, err := os.OpenFile(loc.pack, os.O_WRONLY, 0)
+	must(t, err)
+	defer f.Close()
+	_, err = f.WriteAt(enc, loc.off)
+	must(t, err)
+}
+
+// modes are the ways a session's store may be run: reading every file
+// at once, recording the first snapshot's files by their stat, and that
+// with a watcher that says where to look after a tool.
+var modes = []struct {
+	name string
+	opts Options
+	look Look
+}{
+	{"eager", Options{}, LookAll},
+	{"lazy", Options{Lazy: true, Now: settled}, LookAll},
+	{"lazy, watched", Options{Lazy: true, Watch: true, Now: settled}, LookChanged},
+}
+
+// settled is a clock a second ahead: files written by write (a minute
+// old, their inode changed just now) are recorded by their stat, as a
+// checked-out project's are, without waiting for their inode change time
+// to age.
+func settled() time.Time { return time.Now().Add(time.Second) }

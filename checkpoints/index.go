@@ -29,16 +29,32 @@ func statOf(fi fs.FileInfo) fileStat {
 // indexed is a file's stat and the hash of its content when it had it.
 // A racy entry was hashed so soon after its last modification that a
 // second write within the file system's time granularity would leave the
-// same stat: it is hashed again at the next scan.
+// same stat: it is hashed again at the next scan. A lazy entry's hash is
+// the file's identity (its path and stat), not its content's: captured
+// says whether its content is stored (see capture.go).
 type indexed struct {
-	stat fileStat
-	hash hash
-	racy bool
+	stat           fileStat
+	hash           hash
+	racy           bool
+	lazy, captured bool
 }
+
+// Flags of an index entry in the file.
+const (
+	flagRacy     = 1
+	flagLazy     = 2
+	flagCaptured = 4
+)
 
 // racyWindow is the coarsest modification-time granularity of the file
 // systems dev meets (FAT's two seconds).
 const racyWindow = 2 * time.Second
+
+// ctimeTick is more than the granularity of inode change times where the
+// platform has them (the kernel's clock tick, 1 to 10 ms on Linux): a
+// file whose inode changed that recently is not recorded by its stat
+// alone (see capture.go), even when its modification time is old.
+const ctimeTick = 100 * time.Millisecond
 
 func isRacy(st fileStat, hashedAt time.Time) bool {
 	return st.mtime > hashedAt.Add(-racyWindow).UnixNano()
@@ -62,10 +78,10 @@ func (idx index) forget(p string) {
 	delete(idx[dir], name)
 }
 
-const indexMagic = "dev-checkpoint-index 3\n"
+const indexMagic = "dev-checkpoint-index 4\n"
 
 // The index file is the magic line, then per directory its path and
-// files, each with its stat, hash and racy flag; numbers are varints.
+// files, each with its stat, hash and flags; numbers are varints.
 // It is parsed in place: loading it is part of a snapshot in a new
 // process (dev rewind, --resume).
 
@@ -93,7 +109,8 @@ func loadIndex(path string) index {
 			e.stat.ino = d.uvarint()
 			e.stat.mode = fs.FileMode(d.uvarint())
 			d.bytes(e.hash[:])
-			e.racy = d.byte() != 0
+			flags := d.byte()
+			e.racy, e.lazy, e.captured = flags&flagRacy != 0, flags&flagLazy != 0, flags&flagCaptured != 0
 			m[name] = e
 		}
 		idx[dir] = m
@@ -189,11 +206,17 @@ func (idx index) save(path string) error {
 			b = binary.AppendUvarint(b, e.stat.ino)
 			b = binary.AppendUvarint(b, uint64(e.stat.mode))
 			b = append(b, e.hash[:]...)
-			racy := byte(0)
+			var flags byte
 			if e.racy {
-				racy = 1
+				flags |= flagRacy
 			}
-			b = append(b, racy)
+			if e.lazy {
+				flags |= flagLazy
+			}
+			if e.captured {
+				flags |= flagCaptured
+			}
+			b = append(b, flags)
 		}
 	}
 	return writeAtomic(path, b)

@@ -42,21 +42,57 @@ func parseID(id ID) (hash, error) {
 
 // Objects are stored with a one-byte header: raw, or compressed with
 // DEFLATE when that saves at least an eighth (source text shrinks to a
-// third; compressed formats not at all).
+// third; compressed formats not at all), or a reference: the object
+// stored under a file's identity (see capture.go) is the hash of its
+// content.
 const (
 	rawObject      = 'r'
 	deflatedObject = 'z'
+	aliasObject    = 'a'
 	// smallObject is too small to be worth compressing.
 	smallObject = 64
 )
 
-// objects is the content-addressed store under dir. A few objects (what
-// a step changed) are stored one per file, dir/ab/cdef…; many at once
-// (the first snapshot of a project) go into one pack file, dir/pack/,
-// because creating ten thousand files costs seconds where writing one
-// costs milliseconds. Writes are atomic (temporary file, rename; a pack's
-// index is renamed last), so concurrent writers, in this process or
-// another dev, only ever race to write the same bytes. Objects are not
+func aliasEncoding(h hash) []byte { return append([]byte{aliasObject}, h[:]...) }
+
+// resolve is the hash of the content h stands for: h itself, or for a
+// file's identity the hash its reference holds; false when that content
+// was never stored.
+func (o *objects) resolve(h hash) (hash, bool) {
+	enc, err := o.read(h)
+	if err != nil {
+		return h, false
+	}
+	if len(enc) == 1+len(h) && enc[0] == aliasObject {
+		var c hash
+		copy(c[:], enc[1:])
+		return c, true
+	}
+	return h, true
+}
+
+// content reads the object h, or for a file's identity the content it
+// stands for, and checks that it has its hash.
+func (o *objects) content(h hash) ([]byte, error) {
+	if c, ok := o.resolve(h); !ok {
+		return nil, fmt.Errorf("checkpoint object %s: %w", h.id(), errNotStored)
+	} else {
+		h = c
+	}
+	return o.get(h)
+}
+
+// objects is the content-addressed store under dir. Objects stored one
+// at a time (what a step changed: a file, a few trees, a state) are
+// appended to this process's log, dir/pack/log-*.pack, each followed by a
+// record in its index, log-*.idx: creating a file costs a fraction of a
+// millisecond, appending to one a few microseconds. Many objects at once
+// (the first snapshot of a project) go into one pack file, dir/pack/
+// pack-*.pack, whose sorted index is renamed in place last. Stores written
+// before logs existed keep an object per file, dir/ab/cdef…, which is
+// still read. Each log has one writer, the process that created it, so
+// concurrent writers (dev diff while dev runs) never share a file; a
+// reader ignores an index record still being written. Objects are not
 // synced: a crash can leave one truncated, which reading detects (the
 // content no longer has its hash) and reports.
 type objects struct {
@@ -65,11 +101,35 @@ type objects struct {
 	mu    sync.Mutex
 	known map[hash]bool // objects known to be on disk
 	// packs are the indexes of the packs read so far; loaded names
-	// them.
+	// them. logs are the other processes' logs, read up to where they
+	// were when last looked at.
 	packs  []packIndex
 	loaded map[string]bool
+	logs   map[string]*logIndex
+	// loose is whether dir holds objects in files of their own (a store
+	// written before logs), asked of the disk once: when it does not, an
+	// object missing from the packs and logs is known to be missing
+	// without a system call.
+	loose, looseKnown bool
+	log               *logWriter // this process's log, made at its first object
+	files             map[string]*os.File
 
 	deflaters sync.Pool // a new one allocates over half a megabyte
+}
+
+// logIndex is what was read of another process's log index.
+type logIndex struct {
+	pack string
+	read int64 // bytes of the index read
+	locs map[hash]packLoc
+}
+
+// logWriter appends to this process's log.
+type logWriter struct {
+	data, idx *os.File
+	pack      string
+	off       int64
+	locs      map[hash]packLoc
 }
 
 // packLoc is where a packed object's encoding lies.
@@ -79,7 +139,24 @@ type packLoc struct {
 }
 
 func newObjects(dir string) *objects {
-	return &objects{dir: dir, known: map[hash]bool{}, loaded: map[string]bool{}}
+	return &objects{dir: dir, known: map[hash]bool{}, loaded: map[string]bool{}, logs: map[string]*logIndex{},
+		files: map[string]*os.File{}}
+}
+
+// close closes the log and the packs held open.
+func (o *objects) close() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var errs []error
+	if o.log != nil {
+		errs = append(errs, o.log.data.Close(), o.log.idx.Close())
+		o.log = nil
+	}
+	for p, f := range o.files {
+		f.Close()
+		delete(o.files, p)
+	}
+	return errors.Join(errs...)
 }
 
 func (o *objects) path(h hash) string {
@@ -89,23 +166,42 @@ func (o *objects) path(h hash) string {
 
 func (o *objects) packDir() string { return filepath.Join(o.dir, "pack") }
 
-// has reports whether the object is stored, asking the disk once.
+// has reports whether the object is stored, asking the disk at most once.
 func (o *objects) has(h hash) bool {
 	o.mu.Lock()
 	if len(o.loaded) == 0 {
 		o.loadPacks()
 	}
-	_, packed := o.findPacked(h)
-	ok := o.known[h] || packed
+	_, found := o.find(h)
+	ok := o.known[h] || found
+	loose := o.hasLoose()
 	o.mu.Unlock()
 	if ok {
 		return true
+	}
+	if !loose {
+		return false
 	}
 	if _, err := os.Lstat(o.path(h)); err == nil {
 		o.remember(h)
 		return true
 	}
 	return false
+}
+
+// hasLoose reports whether the store holds objects in files of their own.
+// o.mu is held.
+func (o *objects) hasLoose() bool {
+	if !o.looseKnown {
+		o.looseKnown = true
+		entries, _ := os.ReadDir(o.dir)
+		for _, e := range entries {
+			if len(e.Name()) == 2 && e.IsDir() {
+				o.loose = true
+			}
+		}
+	}
+	return o.loose
 }
 
 func (o *objects) remember(h hash) {
@@ -123,14 +219,59 @@ func (o *objects) put(data []byte) (hash, error) {
 	return h, o.write(h, data)
 }
 
-// write stores data, whose hash is h, in a file of its own.
+// write stores data, whose hash is h, in the log.
 func (o *objects) write(h hash, data []byte) error {
-	p := o.path(h)
-	if err := writeAtomic(p, o.encode(data)); err != nil {
+	return o.append(h, o.encode(data))
+}
+
+// append writes an object's encoding to the log, then its index record.
+func (o *objects) append(h hash, enc []byte) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.log == nil {
+		l, err := newLog(o.packDir())
+		if err != nil {
+			return fmt.Errorf("checkpoint store: %w", err)
+		}
+		o.log = l
+	}
+	l := o.log
+	if _, err := l.data.WriteAt(enc, l.off); err != nil {
 		return fmt.Errorf("checkpoint store: %w", err)
 	}
-	o.remember(h)
+	var rec [packRecord]byte
+	copy(rec[:], h[:])
+	binary.BigEndian.PutUint64(rec[sha256.Size:], uint64(l.off))
+	binary.BigEndian.PutUint64(rec[sha256.Size+8:], uint64(len(enc)))
+	if _, err := l.idx.Write(rec[:]); err != nil {
+		return fmt.Errorf("checkpoint store: %w", err)
+	}
+	l.locs[h] = packLoc{pack: l.pack, off: l.off, size: int64(len(enc))}
+	l.off += int64(len(enc))
+	o.known[h] = true
 	return nil
+}
+
+// newLog creates a log in dir: its data file and its index, named alike.
+func newLog(dir string) (*logWriter, error) {
+	data, err := os.CreateTemp(dir, "log-*.pack")
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, err
+		}
+		data, err = os.CreateTemp(dir, "log-*.pack")
+	}
+	if err != nil {
+		return nil, err
+	}
+	name := strings.TrimSuffix(data.Name(), ".pack")
+	idx, err := os.OpenFile(name+".idx", os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+	if err != nil {
+		data.Close()
+		os.Remove(data.Name())
+		return nil, err
+	}
+	return &logWriter{data: data, idx: idx, pack: data.Name(), locs: map[hash]packLoc{}}, nil
 }
 
 // writeAtomic writes data to p through a temporary file renamed over it,
@@ -191,33 +332,58 @@ func (o *objects) getUnchecked(h hash) ([]byte, error) {
 	return data, nil
 }
 
-// read returns an object's encoding, from its pack or its file. A pack
-// another process wrote since the packs were read is found by reading
-// them again.
+// read returns an object's encoding, from its pack or log or its file. A
+// pack or log another process wrote since they were read is found by
+// reading them again.
 func (o *objects) read(h hash) ([]byte, error) {
 	for attempt := 0; ; attempt++ {
 		o.mu.Lock()
 		if len(o.loaded) == 0 || attempt == 1 {
 			o.loadPacks()
 		}
-		loc, packed := o.findPacked(h)
-		o.mu.Unlock()
-		if packed {
-			return readAt(loc)
+		loc, found := o.find(h)
+		var f *os.File
+		var err error
+		if found {
+			f, err = o.open(loc.pack)
 		}
-		enc, err := os.ReadFile(o.path(h))
-		if err == nil || !errors.Is(err, fs.ErrNotExist) || attempt == 1 {
-			return enc, err
+		loose := o.hasLoose()
+		o.mu.Unlock()
+		if found {
+			if err != nil {
+				return nil, err
+			}
+			return readAt(f, loc)
+		}
+		if loose {
+			enc, err := os.ReadFile(o.path(h))
+			if err == nil || !errors.Is(err, fs.ErrNotExist) {
+				return enc, err
+			}
+		}
+		if attempt == 1 {
+			return nil, fs.ErrNotExist
 		}
 	}
 }
 
-func readAt(loc packLoc) ([]byte, error) {
-	f, err := os.Open(loc.pack)
+// open returns the pack or log file p, opened once. o.mu is held.
+func (o *objects) open(p string) (*os.File, error) {
+	if o.log != nil && p == o.log.pack {
+		return o.log.data, nil
+	}
+	if f := o.files[p]; f != nil {
+		return f, nil
+	}
+	f, err := os.Open(p)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	o.files[p] = f
+	return f, nil
+}
+
+func readAt(f *os.File, loc packLoc) ([]byte, error) {
 	enc := make([]byte, loc.size)
 	if _, err := f.ReadAt(enc, loc.off); err != nil {
 		return nil, fmt.Errorf("reading %s: %w", filepath.Base(loc.pack), err)
@@ -226,26 +392,34 @@ func readAt(loc packLoc) ([]byte, error) {
 }
 
 func (o *objects) encode(data []byte) []byte {
+	var b bytes.Buffer
+	return bytes.Clone(o.encodeTo(&b, data))
+}
+
+// encodeTo encodes data into b, reset first, and returns b's bytes, valid
+// until b is used again.
+func (o *objects) encodeTo(b *bytes.Buffer, data []byte) []byte {
+	b.Reset()
 	if len(data) >= smallObject {
-		var b bytes.Buffer
 		b.Grow(len(data)/2 + 16)
 		b.WriteByte(deflatedObject)
 		w, _ := o.deflaters.Get().(*flate.Writer)
 		if w == nil {
 			w, _ = flate.NewWriter(nil, flate.BestSpeed) // the level is valid
 		}
-		w.Reset(&b)
+		w.Reset(b)
 		_, _ = w.Write(data) // a bytes.Buffer does not fail
 		_ = w.Close()
 		o.deflaters.Put(w)
 		if b.Len() <= len(data)-len(data)/8 {
 			return b.Bytes()
 		}
+		b.Reset()
 	}
-	out := make([]byte, 1+len(data))
-	out[0] = rawObject
-	copy(out[1:], data)
-	return out
+	b.Grow(1 + len(data))
+	b.WriteByte(rawObject)
+	b.Write(data)
+	return b.Bytes()
 }
 
 func decodeObject(enc []byte) ([]byte, error) {
@@ -291,21 +465,37 @@ func (pi packIndex) find(h hash) (packLoc, bool) {
 	return packLoc{pack: pi.pack, off: int64(binary.BigEndian.Uint64(rec[sha256.Size:])), size: int64(binary.BigEndian.Uint64(rec[sha256.Size+8:]))}, true
 }
 
-// findPacked looks h up in the packs read. o.mu is held.
-func (o *objects) findPacked(h hash) (packLoc, bool) {
+// find looks h up in this process's log, the packs and the logs read.
+// o.mu is held.
+func (o *objects) find(h hash) (packLoc, bool) {
+	if o.log != nil {
+		if loc, ok := o.log.locs[h]; ok {
+			return loc, true
+		}
+	}
 	for _, pi := range o.packs {
 		if loc, ok := pi.find(h); ok {
+			return loc, true
+		}
+	}
+	for _, l := range o.logs {
+		if loc, ok := l.locs[h]; ok {
 			return loc, true
 		}
 	}
 	return packLoc{}, false
 }
 
-// loadPacks reads the indexes of the packs not read yet. o.mu is held.
+// loadPacks reads the indexes of the packs not read yet, and what the
+// other processes' logs gained since they were read. o.mu is held.
 func (o *objects) loadPacks() {
 	o.loaded[""] = true // the directory was looked at, packs or not
 	entries, _ := os.ReadDir(o.packDir())
 	for _, e := range entries {
+		if name, ok := strings.CutSuffix(e.Name(), ".idx"); ok && strings.HasPrefix(name, "log-") {
+			o.loadLog(filepath.Join(o.packDir(), name))
+			continue
+		}
 		name, ok := strings.CutSuffix(e.Name(), ".idx")
 		if !ok || o.loaded[name] {
 			continue
@@ -317,6 +507,35 @@ func (o *objects) loadPacks() {
 		o.loaded[name] = true
 		o.packs = append(o.packs, packIndex{pack: filepath.Join(o.packDir(), name+".pack"), recs: data[len(packIndexMagic):]})
 	}
+}
+
+// loadLog reads the records a log's index gained since it was last read;
+// a record still being written is left for the next time. o.mu is held.
+func (o *objects) loadLog(name string) {
+	if o.log != nil && o.log.pack == name+".pack" {
+		return // this process's own
+	}
+	l := o.logs[name]
+	if l == nil {
+		l = &logIndex{pack: name + ".pack", locs: map[hash]packLoc{}}
+		o.logs[name] = l
+	}
+	f, err := os.Open(name + ".idx")
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.NewSectionReader(f, l.read, 1<<62))
+	if err != nil {
+		return
+	}
+	data = data[:len(data)-len(data)%packRecord]
+	for rec := data; len(rec) > 0; rec = rec[packRecord:] {
+		var h hash
+		copy(h[:], rec)
+		l.locs[h] = packLoc{pack: l.pack, off: int64(binary.BigEndian.Uint64(rec[sha256.Size:])), size: int64(binary.BigEndian.Uint64(rec[sha256.Size+8:]))}
+	}
+	l.read += int64(len(data))
 }
 
 // packThreshold is how many objects a scan must have to write for them
@@ -355,7 +574,12 @@ func (p *packWriter) add(h hash, data []byte) error {
 	if dup || p.o.has(h) {
 		return nil
 	}
-	enc := p.o.encode(data) // outside the lock: the costly part
+	return p.addEncoded(h, p.o.encode(data)) // encoding outside the lock: the costly part
+}
+
+// addEncoded appends enc, the encoding of the object h, unless the pack
+// has it.
+func (p *packWriter) addEncoded(h hash, enc []byte) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.err != nil || p.in[h] {

@@ -22,6 +22,11 @@ type Restore struct {
 	// snapshot skips now (ignored, over the size cap, unreadable, not a
 	// file): a restore never touches those.
 	Left []Change
+	// Lost are changes it cannot make: the file's content at the target
+	// was never stored, because something other than dev changed the
+	// file before dev read it (see capture.go). The file is left as it
+	// is.
+	Lost []Change
 }
 
 // planRestore splits the changes from the snapshot now to target into
@@ -43,9 +48,22 @@ func (s *Store) planRestore(ctx context.Context, now, target ID) (Restore, error
 			r.Left = append(r.Left, c)
 			continue
 		}
+		if c.Change != Deleted && !c.ModeOnly() && !s.stored(c.To.ID) {
+			r.Lost = append(r.Lost, c)
+			continue
+		}
 		r.Changes = append(r.Changes, c)
 	}
 	return r, nil
+}
+
+// stored reports whether the content id is in the store. Changes gives
+// the content's hash for a file recorded by its stat whose content was
+// read, and its identity, which names no object, for one whose content
+// was not.
+func (s *Store) stored(id ID) bool {
+	h, err := parseID(id)
+	return err == nil && s.obj.has(h)
 }
 
 // occupied reports whether writing a file at p, which the present
@@ -71,6 +89,8 @@ func (s *Store) abs(rel string) string { return filepath.Join(s.workDir, filepat
 // each through a temporary file renamed over the path. It carries on past
 // a failing path and returns every failure.
 func (s *Store) restore(ctx context.Context, r Restore) error {
+	// The kept tree is the present's: it is read again whole next time.
+	s.root = nil
 	var errs []error
 	var dirs []string
 	keep := map[string]bool{} // directories the target has files in

@@ -109,9 +109,9 @@ func TestStateCorrupt(t *testing.T) {
 	must(t, err)
 	// Put another state's bytes under id: what it holds no longer
 	// matches the name.
-	data, err := os.ReadFile(s.obj.path(bad))
+	data, err := s.obj.read(bad)
 	must(t, err)
-	must(t, os.WriteFile(s.obj.path(id), data, 0o600))
+	overwriteObject(t, s, id, data)
 	if _, err := s.State(id.id()); err == nil || !strings.Contains(err.Error(), "corrupt") {
 		t.Errorf("a swapped state: %v", err)
 	}

@@ -22,6 +22,13 @@ type entry struct {
 
 func (e entry) dir() bool { return e.mode.IsDir() }
 
+// lazyMode marks a file entry whose hash is the file's identity (its
+// path and stat) rather than its content's: a first snapshot recorded it
+// without reading it, and the content is stored under the identity as a
+// reference to the content's hash once read (see capture.go). It is a
+// bit no file's mode has.
+const lazyMode = fs.ModeTemporary
+
 // kindAndPerm keeps what a checkpoint restores of a mode: the type and
 // the permission bits (not setuid and the like, nor the platform's extras).
 func kindAndPerm(m fs.FileMode) fs.FileMode {

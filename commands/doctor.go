@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/devagent/dev/checkpoints"
 	"github.com/devagent/dev/config"
 	"github.com/devagent/dev/doctor"
 	"github.com/devagent/dev/redact"
@@ -52,6 +54,9 @@ func (d *devCmd) doctor(c *cli.Context) error {
 	// Every probe ends with ctx, so one Ctrl+C is enough.
 	ctx, done := d.intr.Work(context.Background())
 	defer done()
+	if err == nil {
+		dc.Checkpoints = d.checkpointFacts(ctx, cfg, dir)
+	}
 	report := doctor.Run(ctx, dc)
 
 	if c.Bool("json") {
@@ -86,4 +91,34 @@ func safetyFacts(cfg config.Config) doctor.Safety {
 		s.Secrets = redact.New(os.Environ(), cfg.APIKey).Names()
 	}
 	return s
+}
+
+// surveyTimeout bounds dev doctor's walk of the working directory: past
+// it, the figures are a floor.
+const surveyTimeout = 10 * time.Second
+
+// checkpointFacts is what dev doctor reports of checkpoints: whether they
+// are on, and what the current directory costs them, from a walk of it as
+// the first checkpoint would make.
+func (d *devCmd) checkpointFacts(ctx context.Context, cfg config.Config, configDir string) doctor.Checkpoints {
+	f := doctor.Checkpoints{On: cfg.Checkpoints, MaxBytes: checkpoints.DefaultMaxTotalBytes}
+	if !f.On {
+		return f
+	}
+	dir, err := d.workingDir("")
+	if err != nil {
+		f.Err = err.Error()
+		return f
+	}
+	f.Dir = dir
+	ctx, cancel := context.WithTimeout(ctx, surveyTimeout)
+	defer cancel()
+	sv, err := checkpoints.SurveyDir(ctx, dir, checkpoints.Options{MaxFileBytes: cfg.CheckpointMaxFileBytes, Exclude: []string{configDir}})
+	if err != nil {
+		f.Err = err.Error()
+		return f
+	}
+	f.Files, f.Dirs, f.Bytes, f.Oversize, f.Took, f.Partial = sv.Files, sv.Dirs, sv.Bytes, sv.Oversize, sv.Took, sv.Partial
+	f.WatchLimit, f.WatchWhy = sv.WatchLimit, sv.WatchWhy
+	return f
 }

@@ -35,10 +35,13 @@ const (
 	CheckRoles     = "roles"
 	CheckProtocol  = "protocol"
 	CheckSafety    = "safety"
+	// CheckCheckpoints needs no server either (checkpoints.go); its name
+	// fits the column of the others.
+	CheckCheckpoints = "snapshots"
 )
 
 var checkOrder = []string{CheckConfig, CheckReachable, CheckServer, CheckModel, CheckContext,
-	CheckStreaming, CheckReasoning, CheckRoles, CheckProtocol, CheckSafety}
+	CheckStreaming, CheckReasoning, CheckRoles, CheckProtocol, CheckSafety, CheckCheckpoints}
 
 // Check is one line of the report.
 type Check struct {
@@ -129,6 +132,8 @@ type Config struct {
 	// Safety is what the settings ask of the safety layers, and what the
 	// OS offers, for the safety check.
 	Safety Safety
+	// Checkpoints is what checkpoints cost in the working directory.
+	Checkpoints Checkpoints
 
 	Timeouts Timeouts // zero fields take the defaults
 }

@@ -70,7 +70,8 @@ func server(t *testing.T, kind llmtest.Kind, window int, models ...string) *llmt
 }
 
 func config(s *llmtest.Server) doctor.Config {
-	return doctor.Config{APIURL: s.BaseURL(), Model: model, MaxContextTokens: 131072, File: configFile, FileFound: true, Safety: safety}
+	return doctor.Config{APIURL: s.BaseURL(), Model: model, MaxContextTokens: 131072, File: configFile, FileFound: true, Safety: safety,
+		Checkpoints: project}
 }
 
 var scenarios = []scenario{
@@ -247,6 +248,10 @@ func TestGolden(t *testing.T) {
 		})
 	}
 }
+
+// project is a working directory of 1,234 files, as Linux sees it.
+var project = doctor.Checkpoints{On: true, Dir: "/home/user/project", Files: 1234, Dirs: 56, Bytes: 3 << 20, Took: 12 * time.Millisecond,
+	MaxBytes: 2 << 30, WatchLimit: 65536}
 
 // safety is what a default configuration on Linux reports.
 var safety = doctor.Safety{Approval: "auto", Sandbox: "off", SandboxFiles: true, SandboxWhy: "Landlock ABI 7: files, network, signals", Redact: true}

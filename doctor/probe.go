@@ -65,6 +65,7 @@ func (d *doctor) run(ctx context.Context) {
 		return
 	}
 	d.safety()
+	d.checkpoints()
 	d.client = llm.New(llm.Config{BaseURL: d.cfg.APIURL, APIKey: d.cfg.APIKey})
 	stop := ""
 	if ctx.Err() == nil {

@@ -40,7 +40,7 @@ func TestFacts(t *testing.T) {
 		f.ProtocolTokens != 31 || f.ProtocolEstimate || f.ProtocolSeconds == nil {
 		t.Errorf("protocol facts = %+v", f)
 	}
-	if !r.OK || r.Count(doctor.Warn) != 1 || r.Count(doctor.OK) != 9 {
+	if !r.OK || r.Count(doctor.Warn) != 1 || r.Count(doctor.OK) != 10 {
 		t.Errorf("report OK %v, %d ok, %d warnings", r.OK, r.Count(doctor.OK), r.Count(doctor.Warn))
 	}
 }
@@ -126,7 +126,10 @@ func TestInterruptedBeforeStart(t *testing.T) {
 	if c := check(t, r, doctor.CheckSafety); c.Status != doctor.OK {
 		t.Errorf("the safety check needs no server, yet %+v", c)
 	}
-	for _, c := range r.Checks[1 : len(r.Checks)-1] {
+	if c := check(t, r, doctor.CheckCheckpoints); c.Status != doctor.OK {
+		t.Errorf("the checkpoints check needs no server, yet %+v", c)
+	}
+	for _, c := range r.Checks[1 : len(r.Checks)-2] {
 		if c.Status != doctor.Skip || c.Detail != "not checked: interrupted" {
 			t.Errorf("%s = %+v, want skipped as interrupted", c.Name, c)
 		}

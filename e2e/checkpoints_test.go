@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"io/fs"
 	"os"
@@ -248,5 +249,46 @@ func TestRewindOfASessionInUse(t *testing.T) {
 	r := w.run("rewind", "0", "--yes")
 	if r.code != 2 || !strings.Contains(r.stderr, "in use") {
 		t.Errorf("rewind of a session in use: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// A file changed by someone else while the model thinks is not the
+// agent's: the checkpoint after WRITE_FILE looks at the file it wrote
+// alone, READ_FILE's looks nowhere, and dev rewind names the other change
+// as made by something other than dev.
+func TestRewindNamesForeignChanges(t *testing.T) {
+	w := newWorld(t, nil)
+	w.write("mine.txt", "before\n")
+	w.write("theirs.txt", "before\n")
+	byTheUser := reply("Read it.", "READ_FILE", "mine.txt")
+	w.srv.Script(
+		reply("Write.", "WRITE_FILE", "mine.txt\n```\nby the agent\n```"),
+		llmtest.Response{Respond: func(ctx context.Context, req llmtest.Request) llmtest.Response {
+			// The user edits a file while the model thinks.
+			if err := os.WriteFile(filepath.Join(w.dir, "theirs.txt"), []byte("by the user\n"), 0o644); err != nil {
+				t.Error(err)
+			}
+			return byTheUser
+		}},
+		done("Wrote mine.txt."),
+	)
+	w.run("--no-audit", "-p", "write mine.txt").expect(t, 0)
+	s := w.onlySession()
+	if len(s.Checkpoints) != 2 {
+		t.Fatalf("%d checkpoints, want 2: before the request and after WRITE_FILE", len(s.Checkpoints))
+	}
+	list := w.run("checkpoints")
+	lines := strings.Split(strings.TrimSpace(list.stdout), "\n")
+	if len(lines) != 2 || !strings.HasSuffix(lines[1], "(~mine.txt)") {
+		t.Errorf("dev checkpoints:\n%s", list.stdout)
+	}
+	r := w.run("rewind", "0", "--yes")
+	r.expect(t, 0)
+	plan := r.stderr[strings.Index(r.stderr, "by something other than dev"):]
+	if !strings.Contains(plan, "theirs.txt") || strings.Contains(plan, "mine.txt") {
+		t.Errorf("the rewind's plan does not name the user's change alone:\n%s", r.stderr)
+	}
+	if got := w.read("mine.txt"); got != "before\n" {
+		t.Errorf("mine.txt after the rewind: %q", got)
 	}
 }

@@ -57,7 +57,8 @@ func TestDoctorLlamaCpp(t *testing.T) {
 		"  ok    reasoning  in the reasoning_content field",
 		"  ok    roles      system, user, assistant, user: accepted\n",
 		"  ok    protocol   answered in the template (DONE \"OK\") after 24 tokens, ",
-		"\n9 ok, 1 warning, nothing failed\n",
+		"  ok    snapshots  " + w.dir + " holds ",
+		"\n10 ok, 1 warning, nothing failed\n",
 	} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
@@ -95,7 +96,7 @@ func TestDoctorOllamaJSON(t *testing.T) {
 	for _, c := range report.Checks {
 		names = append(names, c.Name)
 	}
-	want := []string{"config", "reachable", "server", "model", "context", "streaming", "reasoning", "roles", "protocol", "safety"}
+	want := []string{"config", "reachable", "server", "model", "context", "streaming", "reasoning", "roles", "protocol", "safety", "snapshots"}
 	if !report.OK || report.APIURL != w.srv.BaseURL() || !slices.Equal(names, want) {
 		t.Errorf("report ok %v, apiUrl %s, checks %q", report.OK, report.APIURL, names)
 	}
@@ -118,7 +119,7 @@ func TestDoctorDeadServer(t *testing.T) {
 		"  fail  reachable  cannot connect to " + w.srv.BaseURL() + ": connection refused\n",
 		"fix: start the server, or set apiUrl in " + filepath.Join(w.home, "config.json") + " (or DEV_API_URL) to where it listens\n",
 		"  skip  protocol   not checked: the server is unreachable\n",
-		"2 ok, 0 warnings, 7 not checked, 1 failed\n",
+		"3 ok, 0 warnings, 7 not checked, 1 failed\n",
 		"  ok    safety     sandbox off",
 	} {
 		if !strings.Contains(r.stdout, want) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/devagent/dev/checkpoints"
 	"github.com/devagent/dev/llm"
 )
 
@@ -40,6 +41,30 @@ func BenchmarkSave(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := s.Save(sess); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkEncodeLong is the encoding of a save late in a 300-step run:
+// 300 messages, 300 requests and 150 checkpoints, the last save's
+// encoding at hand (what Save pays before writing).
+func BenchmarkEncodeLong(b *testing.B) {
+	sess := bigSession(someID)
+	for i := range 300 {
+		sess.Requests = append(sess.Requests, Request{Timestamp: time.Now().UTC(), Model: "m", Purpose: PurposeWorker, PromptTokens: 1000 + i})
+		if i%2 == 0 {
+			sess.Checkpoints = append(sess.Checkpoints, checkpoints.Checkpoint{Number: i / 2, Time: time.Now().UTC(), Reason: checkpoints.AfterTool,
+				Step: i, Tool: "COMMAND", Input: "go test ./...", Tree: checkpoints.ID(strings.Repeat("ab", 32)), State: checkpoints.ID(strings.Repeat("cd", 32))})
+		}
+	}
+	var last encodedLists
+	if _, err := last.encode(sess); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := last.encode(sess); err != nil {
 			b.Fatal(err)
 		}
 	}

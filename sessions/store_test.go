@@ -518,6 +518,16 @@ func TestSaveEncodesOnce(t *testing.T) {
 		sess.TaskList = append(sess.TaskList, parser.Task{Status: "pending", Text: fmt.Sprintf("task %d", i)})
 	}
 	check("grown", sess)
+	// Requests and checkpoints grow too, with times in any zone.
+	local := time.FixedZone("here", 2*3600)
+	for i := range 5 {
+		sess.Requests = append(sess.Requests, Request{Timestamp: time.Date(2025, 1, 2, 3, 4, i, 0, local), Model: "m <&>", Purpose: PurposeWorker, PromptTokens: i})
+		sess.Checkpoints = append(sess.Checkpoints, checkpoints.Checkpoint{Number: i, Time: time.Date(2025, 1, 2, 3, 4, i, 0, local),
+			Reason: checkpoints.AfterTool, Tool: "COMMAND", Input: `echo "<x>"`, Tree: "t"})
+		check(fmt.Sprintf("request and checkpoint %d", i), sess)
+	}
+	sess.Checkpoints[4].Input = "changed in place"
+	check("a checkpoint changed in place", sess)
 	// Failed attempts removed and the slots reused in place, as the loop does.
 	sess.History = sess.History[:30]
 	add(llm.RoleAssistant, "a new reply in an old slot")

@@ -79,6 +79,9 @@ func RewindPlan(w io.Writer, p checkpoints.Plan, filesOnly bool) {
 	for _, c := range p.Restore.Left {
 		fmt.Fprintf(w, "  left as it is: %s (ignored, too large or not a file now)\n", c.Path)
 	}
+	for _, c := range p.Restore.Lost {
+		fmt.Fprintf(w, "  cannot restore: %s (its content then was never stored: something changed it before dev read it)\n", c.Path)
+	}
 	if filesOnly {
 		fmt.Fprintln(w, "The session's history stays as it is (--files-only).")
 	} else {
