@@ -76,6 +76,7 @@ func (c *Client) Discover(ctx context.Context, model string) ServerInfo {
 		func() probeResult { return c.probeOllama(ctx, root+"/api/ps", model) },
 		func() probeResult { return c.probeLMStudio(ctx, root+"/api/v1/models", model) },
 		func() probeResult { return c.probeOllamaVersion(ctx, root+"/api/version") },
+		func() probeResult { return c.probeVLLMVersion(ctx, root+"/version") },
 	}
 	results := make([]probeResult, len(probes))
 	var wg sync.WaitGroup
@@ -101,8 +102,11 @@ type probeResult struct {
 	// generic marks a window from a field any server could send
 	// (context_length in /v1/models): used only when no probe names a server.
 	generic bool
-	version string
-	slots   int
+	// versionOnly: the probe gives kind's version, but answering it does
+	// not make a server that kind (vLLM's /version is too plain a shape).
+	versionOnly bool
+	version     string
+	slots       int
 }
 
 func pickServer(results []probeResult) ServerInfo {
@@ -136,7 +140,7 @@ func pickWindow(results []probeResult) ServerInfo {
 		}
 	}
 	for _, r := range results {
-		if r.kind != ServerUnknown {
+		if r.kind != ServerUnknown && !r.versionOnly {
 			info.Kind = r.kind
 			if info.Source == "" {
 				info.Source = r.source
@@ -259,6 +263,19 @@ func (c *Client) probeOllamaVersion(ctx context.Context, url string) probeResult
 		return probeResult{}
 	}
 	return probeResult{kind: ServerOllama, source: "GET /api/version", version: string(v.Version)}
+}
+
+// probeVLLMVersion reads vLLM's GET /version ({"version":"0.11.0"}): the
+// version decides the field that carries a grammar. It names vLLM only
+// for a server other probes recognise as vLLM.
+func (c *Client) probeVLLMVersion(ctx context.Context, url string) probeResult {
+	var v struct {
+		Version lenientString `json:"version"`
+	}
+	if !c.getJSON(ctx, url, &v) || v.Version == "" {
+		return probeResult{}
+	}
+	return probeResult{kind: ServerVLLM, source: "GET /version", version: string(v.Version), versionOnly: true}
 }
 
 // SameOllamaModel reports whether two Ollama model names are the same model:
