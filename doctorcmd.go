@@ -41,7 +41,8 @@ func (d *devCmd) doctor(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("finding the config directory: %w", err)
 	}
-	cfg, found, warnings, err := config.Read(dir, config.Env(d.env), config.Flags{Profile: c.String("profile"), Model: c.String("model")})
+	cfg, found, warnings, err := config.Read(dir, config.Env(d.env), config.Flags{Profile: c.String("profile"), Model: c.String("model"),
+		Constrain: c.String("constrain")})
 	dc := doctor.Config{
 		APIURL: cfg.APIURL, APIKey: cfg.APIKey, Model: cfg.Model,
 		MaxContextTokens: cfg.MaxContextTokens, Temperature: cfg.Temperature, MaxTokens: cfg.MaxTokens,

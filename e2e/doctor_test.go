@@ -142,7 +142,7 @@ func TestDoctorWithoutConfigWritesNothing(t *testing.T) {
 	if want := "  ok    config     no file at " + filepath.Join(w.home, "config.json") + ": using the defaults"; !strings.Contains(r.stdout, want) {
 		t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
 	}
-	if !strings.Contains(r.stdout, "  ok    server     vLLM (GET /v1/models)\n") {
+	if !strings.Contains(r.stdout, "  ok    server     vLLM 0.11.0 (GET /v1/models)\n") {
 		t.Errorf("the environment's apiUrl was not used:\n%s", r.stdout)
 	}
 	if got := w.homeFiles(); len(got) != 0 {

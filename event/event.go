@@ -81,6 +81,9 @@ type ContextWindow struct {
 	Server       string // the server's kind ("" when not recognised)
 	ServerWindow int    // the server's window, 0 when it did not say
 	Source       string // where ServerWindow (or Server) came from
+	// Constrained: the run's requests carry the grammar of the replies
+	// (constrain; SPEC §18).
+	Constrained bool
 }
 
 // RequestStarted: a request is about to be sent to the model.

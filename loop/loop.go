@@ -119,6 +119,9 @@ type Outcome struct {
 	FormatErrors int
 	Audits       int
 	EarlyStops   int // replies closed because the model began inventing a tool's result
+	// CutReplies counts the unusable replies that ran to the reply cap,
+	// of CutLimit tokens (the last such cap).
+	CutReplies, CutLimit int
 	// Audit is what became of the accepted DONE's audit, for Done:
 	// event.AuditPassed, AuditSkipped or AuditOff.
 	Audit string
@@ -293,6 +296,7 @@ func (r *run) save() error {
 func (r *run) finish(o Outcome) Outcome {
 	o.Loops, o.Audits = r.out.Loops, r.out.Audits
 	o.FormatErrors, o.EarlyStops = r.conv.FormatErrors, r.conv.EarlyStops
+	o.CutReplies, o.CutLimit = r.conv.CutReplies, r.conv.CutLimit
 	// Failed attempts never outlive the run: a resumed session must not show
 	// the model its own garbage as if it were accepted.
 	r.conv.DropFailed()

@@ -119,6 +119,9 @@ type Conversation struct {
 	// EarlyStops counts replies closed because the model began inventing
 	// a tool's result.
 	EarlyStops int
+	// CutReplies counts the unusable replies that ran to the reply cap,
+	// CutLimit the cap of the last of them.
+	CutReplies, CutLimit int
 	// lessThinking: the last reply was all reasoning; the next request
 	// asks for less.
 	lessThinking bool
@@ -347,6 +350,8 @@ func (c *Conversation) Reject(reply llm.Reply, err error) (exhausted bool) {
 		Final: exhausted, Head: head, Tail: tail, Lines: lines}
 	if isCut {
 		problem.Cut, problem.Limit, problem.Configured = true, cut.Limit, cut.Configured
+		c.CutReplies++
+		c.CutLimit = cut.Limit
 	}
 	c.emit(problem)
 	if exhausted {

@@ -339,6 +339,9 @@ func (t *Terminal) contextWindow(e event.ContextWindow) {
 	if server == "" {
 		server = "the server"
 	}
+	if e.Constrained && t.level >= Verbose {
+		t.line(t.dim.Sprintf("dev: %s shapes the replies with the template's grammar (constrain)", server))
+	}
 	switch {
 	case e.ServerWindow > 0 && e.ServerWindow < e.Configured:
 		if t.level < Normal {
