@@ -253,18 +253,25 @@ func (t *Terminal) Emit(e event.Event) {
 // reply's first and last lines, dim.
 func (t *Terminal) formatProblem(e event.FormatProblem) {
 	count := fmt.Sprintf("(%d/%d)", e.Attempt, e.Max)
-	if e.Final {
+	switch {
+	case e.Final:
 		count = fmt.Sprintf("(%d/%d, giving up)", e.Attempt, e.Max)
+	case e.Max == 0: // a transcript: the count is not kept
+		count = ""
+	}
+	who := "reply"
+	if e.Agent == event.Auditor {
+		who = "the auditor's reply"
 	}
 	if e.Cut {
 		limit := "maxTokens"
 		if !e.Configured {
 			limit = "the default maxTokens"
 		}
-		t.line(t.yellow.Sprint(t.clip(fmt.Sprintf("%s reply cut off at %s (%s tokens) %s",
-			t.sym.warn, limit, textfmt.Thousands(int64(e.Limit)), count), 0)))
+		t.line(t.yellow.Sprint(t.clip(strings.TrimSpace(fmt.Sprintf("%s %s cut off at %s (%s tokens) %s",
+			t.sym.warn, who, limit, textfmt.Thousands(int64(e.Limit)), count)), 0)))
 	} else {
-		head := fmt.Sprintf("%s reply not in the expected format %s: ", t.sym.warn, count)
+		head := strings.ReplaceAll(fmt.Sprintf("%s %s not in the expected format %s: ", t.sym.warn, who, count), " :", ":")
 		t.line(t.yellow.Sprint(head) + t.clip(textfmt.FirstLine(e.Message), utf8.RuneCountInString(head)))
 	}
 	if t.level >= Normal {

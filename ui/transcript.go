@@ -25,10 +25,14 @@ func ShowSession(s *Streams, sess *sessions.Session) {
 	t.Emit(event.SessionStarted{ID: sess.ID, Model: sess.Model, Dir: sess.WorkingDirectory})
 	names := tools.Worker().Names()
 	audits := sess.Audits
+	rejected := rejectedBefore(sess)
 	var calls []parser.ToolCall // of the last reply, to pair with its results
+	replies := 0                // assistant messages so far
 	for i, m := range sess.History {
 		switch {
 		case m.Role == "assistant":
+			t.rejected(rejected[replies])
+			replies++
 			resp, err := parser.Parse(m.Content, names)
 			if err != nil {
 				t.Box("Reply", m.Content)
@@ -73,7 +77,59 @@ func ShowSession(s *Streams, sess *sessions.Session) {
 			}
 		}
 	}
+	t.rejected(rejected[replies])
 	t.transcriptEnd(sess)
+}
+
+// rejectedBefore places the replies dev could not use (kept in the request
+// records, never in the history) in the transcript: by the index of the
+// assistant message they came before, the last key for those after the
+// last one. The worker's accepted replies are the anchors, paired with the
+// history's assistant messages from the end (a compression or a rewind
+// removed the earliest messages, not the latest).
+func rejectedBefore(sess *sessions.Session) map[int][]sessions.Request {
+	replies := 0
+	for _, m := range sess.History {
+		if m.Role == "assistant" {
+			replies++
+		}
+	}
+	var accepted []int // indexes in sess.Requests of the worker's accepted replies
+	for i, r := range sess.Requests {
+		if r.Purpose == sessions.PurposeWorker && r.Rejected == nil && !r.FormatError {
+			accepted = append(accepted, i)
+		}
+	}
+	out := map[int][]sessions.Request{}
+	skip := max(0, len(accepted)-replies) // anchors whose messages left the history
+	anchor := 0                           // the next anchor's place in accepted
+	for i, r := range sess.Requests {
+		for anchor < len(accepted) && accepted[anchor] < i {
+			anchor++
+		}
+		if r.Rejected == nil {
+			continue
+		}
+		before := max(0, anchor-skip) + max(0, replies-len(accepted))
+		out[min(before, replies)] = append(out[min(before, replies)], r)
+	}
+	return out
+}
+
+// rejected shows replies dev could not use, as the terminal did while they
+// came: the problem, and the reply's first and last lines.
+func (t *Terminal) rejected(rs []sessions.Request) {
+	for _, r := range rs {
+		agent := event.Worker
+		if r.Purpose == sessions.PurposeAudit {
+			agent = event.Auditor
+		}
+		rj := r.Rejected
+		t.mu.Lock()
+		t.formatProblem(event.FormatProblem{Agent: agent, Message: rj.Problem, Cut: rj.Cut, Limit: r.MaxTokens, Configured: true,
+			Head: rj.Head, Tail: rj.Tail, Lines: rj.Lines})
+		t.mu.Unlock()
+	}
 }
 
 // doneInTranscript shows a DONE: the audit it had, and its summary when
