@@ -25,7 +25,7 @@ func ShowSession(s *Streams, sess *sessions.Session) {
 	t.Emit(event.SessionStarted{ID: sess.ID, Model: sess.Model, Dir: sess.WorkingDirectory})
 	names := tools.Worker().Names()
 	audits := sess.Audits
-	rejected := rejectedBefore(sess)
+	rejected := sessions.RejectedBefore(sess)
 	var calls []parser.ToolCall // of the last reply, to pair with its results
 	replies := 0                // assistant messages so far
 	for i, m := range sess.History {
@@ -79,41 +79,6 @@ func ShowSession(s *Streams, sess *sessions.Session) {
 	}
 	t.rejected(rejected[replies])
 	t.transcriptEnd(sess)
-}
-
-// rejectedBefore places the replies dev could not use (kept in the request
-// records, never in the history) in the transcript: by the index of the
-// assistant message they came before, the last key for those after the
-// last one. The worker's accepted replies are the anchors, paired with the
-// history's assistant messages from the end (a compression or a rewind
-// removed the earliest messages, not the latest).
-func rejectedBefore(sess *sessions.Session) map[int][]sessions.Request {
-	replies := 0
-	for _, m := range sess.History {
-		if m.Role == "assistant" {
-			replies++
-		}
-	}
-	var accepted []int // indexes in sess.Requests of the worker's accepted replies
-	for i, r := range sess.Requests {
-		if r.Purpose == sessions.PurposeWorker && r.Rejected == nil && !r.FormatError {
-			accepted = append(accepted, i)
-		}
-	}
-	out := map[int][]sessions.Request{}
-	skip := max(0, len(accepted)-replies) // anchors whose messages left the history
-	anchor := 0                           // the next anchor's place in accepted
-	for i, r := range sess.Requests {
-		for anchor < len(accepted) && accepted[anchor] < i {
-			anchor++
-		}
-		if r.Rejected == nil {
-			continue
-		}
-		before := max(0, anchor-skip) + max(0, replies-len(accepted))
-		out[min(before, replies)] = append(out[min(before, replies)], r)
-	}
-	return out
 }
 
 // rejected shows replies dev could not use, as the terminal did while they
