@@ -435,6 +435,9 @@ func (a *App) offered(registry *tools.Registry) []tools.Doc {
 	return docs
 }
 
+// Thinking is config's thinking level as llm asks for it.
+func Thinking(level string) llm.Thinking { return thinkingOf(level) }
+
 // thinkingOf is config's thinking level as llm asks for it.
 func thinkingOf(level string) llm.Thinking {
 	if level == config.ThinkingAuto {
