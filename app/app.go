@@ -125,8 +125,10 @@ type App struct {
 	models []string // the server's, when it listed them at start
 
 	// constrained: the worker's and the auditor's requests carry the
-	// grammar of their replies (constrain, and the server discovery found).
+	// grammar of their replies (constrain, and the server discovery found);
+	// server is what discovery found.
 	constrained bool
+	server      llm.ServerInfo
 }
 
 // Open opens the session to work in and wires the run. Its errors are the
@@ -211,7 +213,7 @@ func Open(o Options) (*App, error) {
 	// The server's kind decides whether replies are constrained, before
 	// the loop is wired.
 	info := <-discovery
-	a.constrained = constrains(a.cfg.Constrain, info.Kind)
+	a.server, a.constrained = info, constrains(a.cfg.Constrain, info.Kind)
 	a.wire()
 	a.sink.Emit(sessionStarted(sess, resumed, a.tools))
 	a.learnWindow(info)
@@ -357,8 +359,9 @@ func (a *App) wire() {
 	}
 	registry := a.tools
 	grammar := ""
+	thinkBlock := llm.ThinkBlock(thinking, a.server)
 	if a.constrained {
-		grammar = tools.Grammar(a.offered(registry), thinking != llm.ThinkingOff).GBNF()
+		grammar = tools.Grammar(a.offered(registry), thinkBlock).GBNF()
 	}
 	a.loop = &loop.Loop{
 		Model:       model,
@@ -406,6 +409,7 @@ func (a *App) wire() {
 			Compactor:         compactor,
 			CompressThreshold: cfg.CompressThreshold,
 			Constrain:         a.constrained,
+			ThinkBlock:        thinkBlock,
 		}
 	}
 }

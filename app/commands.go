@@ -133,7 +133,7 @@ func (a *App) SetProfile(name string) error {
 	a.client = a.newClient()
 	a.window = step.NewWindow(cfg.MaxContextTokens)
 	info := a.client.Discover(context.Background(), cfg.Model)
-	a.constrained = constrains(cfg.Constrain, info.Kind)
+	a.server, a.constrained = info, constrains(cfg.Constrain, info.Kind)
 	a.learnWindow(info)
 	a.sess.Model, a.sess.Profile = cfg.Model, cfg.Profile
 	a.wire()

@@ -75,14 +75,15 @@ func customTools(cfg config.Config) []tools.Tool {
 
 // WorkerGrammar is the grammar of an interactive run's worker replies
 // (SPEC §18) without the tools of MCP servers, which it does not connect
-// to: what dev doctor's grammar probe sends. "" when the custom tools
+// to, and with a <think> block only when thinking asks for one (the
+// server is not known here): what dev doctor's grammar probe sends. "" when the custom tools
 // cannot be composed.
 func WorkerGrammar(cfg config.Config) string {
 	r, err := tools.Compose(customTools(cfg)...)
 	if err != nil {
 		return ""
 	}
-	return tools.Grammar(r.Docs(), thinkingOf(cfg.Thinking) != llm.ThinkingOff).GBNF()
+	return tools.Grammar(r.Docs(), llm.ThinkBlock(thinkingOf(cfg.Thinking), llm.ServerInfo{})).GBNF()
 }
 
 // MCP is the MCP servers of the run (for dev mcp and /help).

@@ -220,7 +220,7 @@ func (d *doctor) probeGrammar(ctx context.Context) {
 // protocolGrammar is the grammar of the protocol probe's replies: DONE is
 // its one tool.
 func (d *doctor) protocolGrammar() string {
-	return parser.ReplyGrammar([]parser.GrammarTool{{Name: "DONE", Input: parser.InputText}}, d.cfg.Thinking != llm.ThinkingOff).GBNF()
+	return parser.ReplyGrammar([]parser.GrammarTool{{Name: "DONE", Input: parser.InputText}}, llm.ThinkBlock(d.cfg.Thinking, d.server)).GBNF()
 }
 
 // constrains reports whether a run's requests carry the grammar: constrain

@@ -81,6 +81,11 @@ func TestConstrainAutoByServer(t *testing.T) {
 			if worker[1].Grammar != g {
 				t.Error("the worker's grammar differs between requests")
 			}
+			// A model that does not reason (the mock's template says
+			// nothing of it) is not offered a <think> block.
+			if strings.Contains(g, "<think>") {
+				t.Errorf("a think block offered to a model that does not reason:\n%s", g)
+			}
 			// The auditor's grammar: its own read-only tools.
 			a := auditor[0].Grammar
 			if !strings.Contains(a, `"READ_FILE\n\n## Tool Input\n"`) || strings.Contains(a, `"WRITE_FILE\n`) {
@@ -117,6 +122,17 @@ func TestConstrainOnAndOff(t *testing.T) {
 	}
 	if r := w.run("config", "show"); !strings.Contains(r.stdout, "constrain") || !strings.Contains(r.stdout, "off") {
 		t.Errorf("config show lacks constrain:\n%s", r.stdout)
+	}
+}
+
+// Asked to think, the model may start with a <think> block: llama.cpp
+// applies the grammar to the reasoning too.
+func TestConstrainThinkBlock(t *testing.T) {
+	w := newWorld(t, map[string]any{"thinking": "high"})
+	w.srv.Impersonate(llmtest.LlamaCpp, 32768)
+	worker, auditor, _ := grammarRun(t, w)
+	if !strings.Contains(worker[0].Grammar, `"<think>"`) || !strings.Contains(auditor[0].Grammar, `"<think>"`) {
+		t.Errorf("thinking high: no think block in the grammar:\n%s", worker[0].Grammar)
 	}
 }
 

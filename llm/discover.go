@@ -50,6 +50,10 @@ type ServerInfo struct {
 	// unknown. Unless the server runs with a unified KV cache, -c is split
 	// among them, and Window is one slot's share.
 	Slots int
+	// Reasoning: the chat template the server applies handles reasoning
+	// (llama.cpp's /props chat_template mentions <think> or
+	// enable_thinking): the model thinks unless told not to.
+	Reasoning bool
 }
 
 // Discover asks the server, once per client and model, what it is and how
@@ -101,7 +105,8 @@ type probeResult struct {
 	source string
 	// generic marks a window from a field any server could send
 	// (context_length in /v1/models): used only when no probe names a server.
-	generic bool
+	generic   bool
+	reasoning bool
 	// versionOnly: the probe gives kind's version, but answering it does
 	// not make a server that kind (vLLM's /version is too plain a shape).
 	versionOnly bool
@@ -122,6 +127,7 @@ func pickServer(results []probeResult) ServerInfo {
 		if info.Slots == 0 {
 			info.Slots = r.slots
 		}
+		info.Reasoning = info.Reasoning || r.reasoning
 	}
 	return info
 }
@@ -217,14 +223,22 @@ func (c *Client) probeProps(ctx context.Context, url string) probeResult {
 		Settings *struct {
 			NCtx lenientInt `json:"n_ctx"`
 		} `json:"default_generation_settings"`
-		TotalSlots lenientInt    `json:"total_slots"`
-		BuildInfo  lenientString `json:"build_info"`
+		TotalSlots   lenientInt    `json:"total_slots"`
+		BuildInfo    lenientString `json:"build_info"`
+		ChatTemplate lenientString `json:"chat_template"`
 	}
 	if !c.getJSON(ctx, url, &props) || props.Settings == nil {
 		return probeResult{}
 	}
 	return probeResult{kind: ServerLlamaCpp, window: int(props.Settings.NCtx), source: "GET /props default_generation_settings.n_ctx",
-		version: string(props.BuildInfo), slots: int(props.TotalSlots)}
+		version: string(props.BuildInfo), slots: int(props.TotalSlots), reasoning: templateReasons(string(props.ChatTemplate))}
+}
+
+// templateReasons reports whether a chat template handles reasoning: it
+// writes or strips <think> blocks, or reads enable_thinking.
+func templateReasons(t string) bool {
+	t = strings.ToLower(t)
+	return strings.Contains(t, "<think>") || strings.Contains(t, "enable_thinking") || strings.Contains(t, "reasoning_content")
 }
 
 // probeOllama reads Ollama's GET /api/ps: the context_length of the loaded

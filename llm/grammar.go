@@ -78,6 +78,22 @@ func less(a, b [3]int) bool {
 	return false
 }
 
+// ThinkBlock reports whether the reply grammar lets a <think> block come
+// first (SPEC §18): when the model is asked to think (low, medium, high),
+// or, with thinking auto, when the server's chat template shows the model
+// reasons (llama.cpp applies the grammar to the reasoning too). A model
+// that does not reason is not offered one: shown the way in, a small
+// model takes it and spends its whole reply cap there.
+func ThinkBlock(t Thinking, info ServerInfo) bool {
+	switch t {
+	case ThinkingOff:
+		return false
+	case ThinkingAuto:
+		return info.Reasoning
+	}
+	return true
+}
+
 // DefaultMaxTokens is the reply cap of a request when maxTokens is not set
 // (SPEC §18): a quarter of the context window, at most 16,384 tokens, so
 // that no reply runs until the context is full. A reasoning model gets

@@ -208,3 +208,33 @@ func decodeBody(t *testing.T, r *http.Request) map[string]any {
 	}
 	return body
 }
+
+// The reply grammar offers a <think> block only to a model that reasons:
+// asked to think, or with thinking auto, one whose chat template reasons.
+func TestThinkBlock(t *testing.T) {
+	t.Parallel()
+	reasons := ServerInfo{Kind: ServerLlamaCpp, Reasoning: true}
+	plain := ServerInfo{Kind: ServerLlamaCpp}
+	for _, c := range []struct {
+		t    Thinking
+		info ServerInfo
+		want bool
+	}{
+		{ThinkingAuto, reasons, true}, {ThinkingAuto, plain, false}, {ThinkingOff, reasons, false},
+		{ThinkingLow, plain, true}, {ThinkingHigh, ServerInfo{}, true},
+	} {
+		if got := ThinkBlock(c.t, c.info); got != c.want {
+			t.Errorf("ThinkBlock(%q, reasoning %v) = %v", c.t, c.info.Reasoning, got)
+		}
+	}
+	for template, want := range map[string]bool{
+		"{{- '<|im_start|>' + message.role }}": false,
+		"{% if enable_thinking %}<think>\n{% endif %}": true,
+		"{{ message.reasoning_content }}": true,
+		"{%- set content = content.split('</think>')[-1] %}<think>": true,
+	} {
+		if got := templateReasons(template); got != want {
+			t.Errorf("templateReasons(%q) = %v", template, got)
+		}
+	}
+}

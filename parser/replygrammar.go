@@ -51,16 +51,43 @@ type GrammarTool struct {
 // doneTool ends the tools of a reply (§1.4): nothing may follow its input.
 const doneTool = "DONE"
 
+// Bounds of the parts of a reply the grammar allows. A small model
+// decoding greedily repeats itself: a line, a task, a tool pair, until its
+// output limit. Bounded, every part of the template ends, and with it the
+// reply, well within the default reply cap; a file's content (WRITE_FILE,
+// the find and replace blocks) is not bounded.
+const (
+	// MaxToolCalls bounds the Tool Choice / Tool Input pairs of a reply.
+	MaxToolCalls = 4
+	// MaxLineChars bounds a line of text: Thoughts, a task, a path, a line
+	// of a free-text input or of a code block in it.
+	MaxLineChars = 240
+	// MaxThoughtLines bounds the lines of Thoughts (blank ones included).
+	MaxThoughtLines = 8
+	// MaxTasks bounds the Task List.
+	MaxTasks = 12
+	// MaxTextLines bounds the lines and code blocks of a free-text input
+	// (DONE's summary, ASK_USER's question, COMMAND), and MaxBlockLines
+	// the lines of a code block in it.
+	MaxTextLines  = 24
+	MaxBlockLines = 60
+)
+
+const (
+	maxIndent = 16 // leading blanks of a line of text
+	maxInfo   = 24 // characters of a fence's info string
+)
+
 // ReplyGrammar is the grammar of the replies that Parse accepts without a
 // format error (SPEC §18), for tools offered in that order:
 //
 //	# Agent Response
 //
 //	## Thoughts
-//	{text: at least one line}
+//	{up to MaxThoughtLines lines of text, the first not blank}
 //
 //	## Task List
-//	{[ ], [~] or [x] lines}
+//	{up to MaxTasks [ ], [~] or [x] lines}
 //
 //	## Tool Choice
 //	{one of the tools}
@@ -68,21 +95,21 @@ const doneTool = "DONE"
 //	## Tool Input
 //	{that tool's input shape}
 //
-// then more Tool Choice / Tool Input pairs, none after DONE's. With
-// thinking, one <think>…</think> block may come first: a server may apply
-// the grammar to the reasoning too (llama.cpp does, before it splits the
-// reasoning out).
+// then more Tool Choice / Tool Input pairs, up to MaxToolCalls, none after
+// DONE's. With thinking, one <think>…</think> block may come first: a
+// server may apply the grammar to the reasoning too (llama.cpp does,
+// before it splits the reasoning out).
 //
 // Text is what Parse can never misread: outside fenced blocks no line
 // starts (after blanks) with #, ```, ~~~ or <, and no thinking tag or
 // `</` appears anywhere (StripThinking and the invention watch act on
 // them); every fenced block closes, and no line inside a block could close
-// or nest it. The reply can end only where a tool's input may end: after
-// a one-line input, a closing fence or a JSON object, nothing but another
-// Tool Choice may follow, so the model's end-of-text comes there.
+// or nest it. The reply can end only where a tool's input may end, and
+// every part but a file's content is bounded, so the model's end-of-text
+// comes there.
 func ReplyGrammar(tools []GrammarTool, thinking bool) *Grammar {
 	b := grammarBuilder{}
-	head := seq{lit("# Agent Response\n\n## Thoughts\n"), b.text(), lit("\n## Task List\n"), star(b.task()), b.calls(tools)}
+	head := seq{lit("# Agent Response\n\n## Thoughts\n"), b.thoughts(), lit("\n## Task List\n"), upTo(b.task(), MaxTasks), b.calls(tools)}
 	if thinking {
 		head = append(seq{opt(b.think())}, head...)
 	}
@@ -92,6 +119,9 @@ func ReplyGrammar(tools []GrammarTool, thinking bool) *Grammar {
 	}
 	return b.g
 }
+
+// upTo repeats e at most n times.
+func upTo(e expr, n int) rep { return rep{e, 0, n} }
 
 // grammarBuilder collects the rules the root refers to, in the order they
 // are first used, so that the GBNF reads top down.
@@ -143,27 +173,35 @@ func (b *grammarBuilder) line() ref {
 			seq{lit("~~"), notAfter("~")},
 			seq{plus(lit("<")), except("</tT \t" + noLineEnd)},
 		}
-		return seq{star(chars(" \t")), first, star(b.char())}
+		return seq{upTo(chars(" \t"), maxIndent), first, upTo(b.char(), MaxLineChars)}
+	})
+}
+
+// thoughts are the Thoughts: a first line that is not blank, then lines
+// and blank lines.
+func (b *grammarBuilder) thoughts() ref {
+	return b.rule("thoughts", func() expr {
+		return seq{b.line(), lit("\n"), upTo(seq{opt(b.line()), lit("\n")}, MaxThoughtLines-1)}
 	})
 }
 
 // text is free text: a first line that is not blank, then lines, blank
-// lines and fenced blocks, each ending in a newline.
+// lines and fenced code blocks, each ending in a newline.
 func (b *grammarBuilder) text() ref {
 	return b.rule("text", func() expr {
-		return seq{b.line(), lit("\n"), star(b.item())}
+		return seq{b.line(), lit("\n"), upTo(b.item(), MaxTextLines-1)}
 	})
 }
 
 func (b *grammarBuilder) item() ref {
 	return b.rule("item", func() expr {
-		return alt{seq{opt(b.line()), lit("\n")}, b.fence3()}
+		return alt{seq{opt(b.line()), lit("\n")}, b.block()}
 	})
 }
 
 // info is a fence's info string.
 func (b *grammarBuilder) info() ref {
-	return b.rule("info", func() expr { return star(chars("a-zA-Z0-9_+.#-")) })
+	return b.rule("info", func() expr { return upTo(chars("a-zA-Z0-9_+.#-"), maxInfo) })
 }
 
 // any is any character of a line.
@@ -171,25 +209,48 @@ func (b *grammarBuilder) any() ref {
 	return b.rule("any", func() expr { return except(noLineEnd) })
 }
 
-// fence3 is a block fenced with three backticks. Its lines cannot start
+// Code blocks. Inside a block fenced with three backticks no line starts
 // (after up to three spaces) with ```, except for blocks nested as
-// CodeBlocks nests them: ```info ... ```, which a model writing a markdown
-// file uses for the file's own code.
-func (b *grammarBuilder) fence3() ref {
-	return b.rule("fence3", func() expr {
-		return seq{lit("```"), b.info(), lit("\n"), b.body3(), lit("```\n")}
+// CodeBlocks nests them: ```info … ```, which a model writing a markdown
+// file uses for the file's own code. A block in free text is bounded
+// (MaxBlockLines lines of MaxLineChars); a file's is not.
+
+// block is a bounded code block of free text.
+func (b *grammarBuilder) block() ref {
+	return b.rule("block", func() expr {
+		return seq{lit("```"), b.info(), lit("\n"), b.blockBody(), lit("```\n")}
 	})
 }
 
-func (b *grammarBuilder) body3() ref {
-	return b.rule("body3", func() expr {
-		return star(alt{seq{b.line3(), lit("\n")}, b.nested3()})
+func (b *grammarBuilder) blockBody() ref {
+	return b.rule("blockbody", func() expr {
+		nested := b.rule("blocknested", func() expr {
+			return seq{lit("```"), b.infoNamed(), lit("\n"), b.blockBody(), lit("```\n")}
+		})
+		return upTo(alt{seq{b.codeLine(true), lit("\n")}, nested}, MaxBlockLines)
 	})
 }
 
-func (b *grammarBuilder) nested3() ref {
-	return b.rule("nested3", func() expr {
-		return seq{lit("```"), plus(chars("a-zA-Z0-9_+.#-")), lit("\n"), b.body3(), lit("```\n")}
+// file is a code block holding a file's content, unbounded.
+func (b *grammarBuilder) file() ref {
+	return b.rule("file", func() expr {
+		return seq{lit("```"), b.info(), lit("\n"), b.fileBody(), lit("```\n")}
+	})
+}
+
+func (b *grammarBuilder) fileBody() ref {
+	return b.rule("filebody", func() expr {
+		nested := b.rule("filenested", func() expr {
+			return seq{lit("```"), b.infoNamed(), lit("\n"), b.fileBody(), lit("```\n")}
+		})
+		return star(alt{seq{b.codeLine(false), lit("\n")}, nested})
+	})
+}
+
+// infoNamed is an info string that is not empty: what nests a block.
+func (b *grammarBuilder) infoNamed() ref {
+	return b.rule("infonamed", func() expr {
+		return seq{chars("a-zA-Z0-9_+.#-"), upTo(chars("a-zA-Z0-9_+.#-"), maxInfo-1)}
 	})
 }
 
@@ -198,39 +259,57 @@ func (b *grammarBuilder) sp3() ref {
 	return b.rule("sp3", func() expr { return opt(seq{lit(" "), opt(seq{lit(" "), opt(lit(" "))})}) })
 }
 
-// line3 is a line inside a ``` block: not a fence of three backticks or
-// more. Four spaces make any line code.
-func (b *grammarBuilder) line3() ref {
-	return b.rule("line3", func() expr {
-		return alt{seq{b.sp3(), opt(b.rest(3))}, seq{lit("    "), star(b.any())}}
+// codeLine is a line inside a ``` block: not a fence of three backticks or
+// more. Four spaces make any line code. bounded: at most MaxLineChars.
+func (b *grammarBuilder) codeLine(bounded bool) ref {
+	name := "fileline"
+	if bounded {
+		name = "codeline"
+	}
+	return b.rule(name, func() expr {
+		return alt{seq{b.sp3(), opt(b.rest(3, bounded))}, seq{lit("    "), b.anyRun(bounded)}}
 	})
+}
+
+// anyRun is the rest of a line: any characters, bounded or not.
+func (b *grammarBuilder) anyRun(bounded bool) expr {
+	if bounded {
+		return upTo(b.any(), MaxLineChars)
+	}
+	return star(b.any())
 }
 
 // rest is what may follow up to three spaces in a block fenced with n
 // backticks: text starting with fewer than n backticks.
-func (b *grammarBuilder) rest(n int) ref {
-	return b.rule(fmt.Sprintf("rest%d", n), func() expr {
-		a := alt{seq{except("` " + noLineEnd), star(b.any())}}
+func (b *grammarBuilder) rest(n int, bounded bool) ref {
+	name := fmt.Sprintf("rest%d", n)
+	if bounded {
+		name += "b"
+	}
+	return b.rule(name, func() expr {
+		a := alt{seq{except("` " + noLineEnd), b.anyRun(bounded)}}
 		for k := 1; k < n; k++ {
-			a = append(a, seq{lit(strings.Repeat("`", k)), opt(seq{except("`" + noLineEnd), star(b.any())})})
+			a = append(a, seq{lit(strings.Repeat("`", k)), opt(seq{except("`" + noLineEnd), b.anyRun(bounded)})})
 		}
 		return a
 	})
 }
 
-// fence4 is a block fenced with four backticks: it may hold ``` lines, as a
-// markdown file written through WRITE_FILE does.
+// fence4 is a file's block fenced with four backticks: it may hold ```
+// lines, as a markdown file written through WRITE_FILE does.
 func (b *grammarBuilder) fence4() ref {
 	return b.rule("fence4", func() expr {
-		line4 := alt{seq{b.sp3(), opt(b.rest(4))}, seq{lit("    "), star(b.any())}}
-		return seq{lit("````"), b.info(), lit("\n"), star(seq{b.rule("line4", func() expr { return line4 }), lit("\n")}), lit("````\n")}
+		line4 := b.rule("line4", func() expr {
+			return alt{seq{b.sp3(), opt(b.rest(4, false))}, seq{lit("    "), star(b.any())}}
+		})
+		return seq{lit("````"), b.info(), lit("\n"), star(seq{line4, lit("\n")}), lit("````\n")}
 	})
 }
 
 // task is a Task List line.
 func (b *grammarBuilder) task() ref {
 	return b.rule("task", func() expr {
-		return seq{lit("["), chars(" x~"), lit("] "), plus(b.char()), lit("\n")}
+		return seq{lit("["), chars(" x~"), lit("] "), b.char(), upTo(b.char(), MaxLineChars-1), lit("\n")}
 	})
 }
 
@@ -241,12 +320,6 @@ func (b *grammarBuilder) think() ref {
 		return seq{lit("<think>"), star(tchar), lit("</think>"), opt(seq{lit("\n"), opt(lit("\n"))})}
 	})
 }
-
-// MaxToolCalls bounds the Tool Choice / Tool Input pairs of a reply the
-// grammar allows. A small model decoding greedily repeats its last pair
-// until its output limit; bounded, the reply ends, and more steps are a
-// request away.
-const MaxToolCalls = 4
 
 // calls are the Tool Choice / Tool Input pairs: up to MaxToolCalls tools,
 // DONE only last.
@@ -300,29 +373,29 @@ func (b *grammarBuilder) input(s InputShape, tools []GrammarTool) expr {
 	case InputOptionalText:
 		return opt(b.text())
 	case InputCommand:
-		return b.rule("command", func() expr { return alt{b.text(), seq{b.codeFirst(), star(b.item())}} })
+		return b.rule("command", func() expr { return alt{b.text(), seq{b.codeFirst(), upTo(b.item(), MaxTextLines-1)}} })
 	case InputLine:
 		return seq{b.line(), lit("\n")}
 	case InputPathOrGlob:
 		return b.rule("dir", func() expr {
 			glob := "\"'`<:#~[]{}\\" // no brackets or braces: an unbalanced one is an invalid glob
-			quoted := seq{lit(`"`), except(`" ` + "\t" + glob + noLineEnd), star(except(`"` + glob + noLineEnd)), lit(`"`)}
-			bare := seq{except(" \t" + glob + noLineEnd), star(except(" \t" + glob + noLineEnd))}
+			quoted := seq{lit(`"`), except(`"` + blank + glob + noLineEnd), upTo(except(`"`+glob+noLineEnd), MaxLineChars), lit(`"`)}
+			bare := seq{except(blank + glob + noLineEnd), upTo(except(" \t"+glob+noLineEnd), MaxLineChars)}
 			return opt(seq{alt{quoted, bare}, lit("\n")})
 		})
 	case InputFileRange:
 		return b.rule("read", func() expr {
-			digits := plus(chars("0-9"))
+			digits := seq{chars("0-9"), upTo(chars("0-9"), 8)}
 			return seq{b.path(), opt(seq{lit(" "), digits, lit("-"), digits}), lit("\n")}
 		})
 	case InputFileBlock:
 		return b.rule("write", func() expr {
-			return seq{b.path(), lit("\n"), opt(lit("\n")), alt{b.fence3(), b.fence4()}}
+			return seq{b.path(), lit("\n"), opt(lit("\n")), alt{b.file(), b.fence4()}}
 		})
 	case InputFindReplace:
 		return b.rule("edit", func() expr {
-			find := seq{lit("```find\n"), b.line3NotEmpty(), lit("\n"), b.body3(), lit("```\n")}
-			replace := seq{lit("```replace\n"), b.body3(), lit("```\n")}
+			find := seq{lit("```find\n"), b.findFirst(), lit("\n"), b.fileBody(), lit("```\n")}
+			replace := seq{lit("```replace\n"), b.fileBody(), lit("```\n")}
 			return seq{b.path(), lit("\n"), opt(lit("\n")), find, opt(lit("\n")), replace}
 		})
 	case InputJSON:
@@ -345,17 +418,18 @@ func (b *grammarBuilder) input(s InputShape, tools []GrammarTool) expr {
 // colons (a.go:40-80 is a range) or a leading # or ~~.
 func (b *grammarBuilder) path() ref {
 	return b.rule("path", func() expr {
-		quoted := seq{lit(`"`), except(`"<` + blank + noLineEnd), star(except(`"<` + noLineEnd)), lit(`"`)}
+		quoted := seq{lit(`"`), except(`"<` + blank + noLineEnd), upTo(except(`"<`+noLineEnd), MaxLineChars), lit(`"`)}
 		const bad = " \t\"'`<:" + noLineEnd
 		first := alt{except(bad + blank + "#~"), seq{lit("~"), except(bad + "~")}}
-		return alt{quoted, seq{first, star(except(bad))}}
+		return alt{quoted, seq{first, upTo(except(bad), MaxLineChars)}}
 	})
 }
 
-// line3NotEmpty is a line3 with at least one character.
-func (b *grammarBuilder) line3NotEmpty() ref {
-	return b.rule("line3full", func() expr {
-		return alt{seq{lit(" "), opt(seq{lit(" "), opt(lit(" "))}), opt(b.rest(3))}, b.rest(3), seq{lit("    "), star(b.any())}}
+// findFirst is the first line of a find block: not empty (an empty find is
+// an error), and not a fence.
+func (b *grammarBuilder) findFirst() ref {
+	return b.rule("findfirst", func() expr {
+		return alt{seq{lit(" "), opt(seq{lit(" "), opt(lit(" "))}), opt(b.rest(3, false))}, b.rest(3, false), seq{lit("    "), star(b.any())}}
 	})
 }
 
@@ -363,13 +437,14 @@ func (b *grammarBuilder) line3NotEmpty() ref {
 // as a block runs its content, which must not be empty.
 func (b *grammarBuilder) codeFirst() ref {
 	return b.rule("codefirst", func() expr {
+		run := upTo(b.any(), MaxLineChars)
 		solid := alt{
-			seq{b.sp3(), except("`" + blank + noLineEnd), star(b.any())},
-			seq{b.sp3(), lit("`"), opt(seq{except("`" + noLineEnd), star(b.any())})},
-			seq{b.sp3(), lit("``"), opt(seq{except("`" + noLineEnd), star(b.any())})},
-			seq{lit("    "), star(chars(blank)), except(blank + noLineEnd), star(b.any())},
+			seq{b.sp3(), except("`" + blank + noLineEnd), run},
+			seq{b.sp3(), lit("`"), opt(seq{except("`" + noLineEnd), run})},
+			seq{b.sp3(), lit("``"), opt(seq{except("`" + noLineEnd), run})},
+			seq{lit("    "), upTo(chars(blank), maxIndent), except(blank + noLineEnd), run},
 		}
-		return seq{lit("```"), b.info(), lit("\n"), solid, lit("\n"), b.body3(), lit("```\n")}
+		return seq{lit("```"), b.info(), lit("\n"), solid, lit("\n"), b.blockBody(), lit("```\n")}
 	})
 }
 
@@ -377,7 +452,7 @@ func (b *grammarBuilder) codeFirst() ref {
 // with no '<' in strings (a thinking tag on a line is not content).
 func (b *grammarBuilder) jsonObject() ref {
 	return b.rule("json", func() expr {
-		ws := b.rule("jws", func() expr { return opt(alt{lit(" "), seq{lit("\n"), star(chars(" \t"))}}) })
+		ws := b.rule("jws", func() expr { return opt(alt{lit(" "), seq{lit("\n"), upTo(chars(" \t"), maxIndent)}}) })
 		hex := chars("0-9a-fA-F")
 		str := b.rule("jstring", func() expr {
 			return seq{lit(`"`), star(alt{except("\"\\<\x7f\x00-\x1f"), seq{lit(`\`), alt{chars(`"\/bfnrt`), seq{lit("u"), hex, hex, hex, hex}}}}), lit(`"`), ws}
@@ -394,15 +469,7 @@ func (b *grammarBuilder) jsonObject() ref {
 			// At most 16 digits before the point and 2 in the exponent:
 			// a number beyond float64 is not JSON that Go (nor most
 			// servers' clients) can read.
-			var upTo15 expr
-			for range 15 {
-				inner := seq{chars("0-9")}
-				if upTo15 != nil {
-					inner = append(inner, upTo15)
-				}
-				upTo15 = opt(inner)
-			}
-			return seq{opt(lit("-")), alt{lit("0"), seq{chars("1-9"), upTo15}}, opt(seq{lit("."), plus(chars("0-9"))}),
+			return seq{opt(lit("-")), alt{lit("0"), seq{chars("1-9"), upTo(chars("0-9"), 15)}}, opt(seq{lit("."), plus(chars("0-9"))}),
 				opt(seq{chars("eE"), opt(chars("-+")), chars("0-9"), opt(chars("0-9"))}), ws}
 		})
 		b.rule("jvalue", func() expr {
