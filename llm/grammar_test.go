@@ -228,9 +228,9 @@ func TestThinkBlock(t *testing.T) {
 		}
 	}
 	for template, want := range map[string]bool{
-		"{{- '<|im_start|>' + message.role }}": false,
-		"{% if enable_thinking %}<think>\n{% endif %}": true,
-		"{{ message.reasoning_content }}": true,
+		"{{- '<|im_start|>' + message.role }}":                      false,
+		"{% if enable_thinking %}<think>\n{% endif %}":              true,
+		"{{ message.reasoning_content }}":                           true,
 		"{%- set content = content.split('</think>')[-1] %}<think>": true,
 	} {
 		if got := templateReasons(template); got != want {
