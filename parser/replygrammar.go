@@ -64,8 +64,9 @@ const (
 	MaxLineChars = 240
 	// MaxThoughtLines bounds the lines of Thoughts (blank ones included).
 	MaxThoughtLines = 8
-	// MaxTasks bounds the Task List.
-	MaxTasks = 12
+	// MaxTasks bounds the Task List, and MaxTaskChars a task.
+	MaxTasks     = 10
+	MaxTaskChars = 120
 	// MaxTextLines bounds the lines and code blocks of a free-text input
 	// (DONE's summary, ASK_USER's question, COMMAND), and MaxBlockLines
 	// the lines of a code block in it.
@@ -87,7 +88,7 @@ const (
 //	{up to MaxThoughtLines lines of text, the first not blank}
 //
 //	## Task List
-//	{up to MaxTasks [ ], [~] or [x] lines}
+//	{up to MaxTasks [ ], [~] or [x] lines of a task}
 //
 //	## Tool Choice
 //	{one of the tools}
@@ -309,7 +310,10 @@ func (b *grammarBuilder) fence4() ref {
 // task is a Task List line.
 func (b *grammarBuilder) task() ref {
 	return b.rule("task", func() expr {
-		return seq{lit("["), chars(" x~"), lit("] "), b.char(), upTo(b.char(), MaxLineChars-1), lit("\n")}
+		// A task starts with neither a blank nor '[': "[ ] [ ] [ ] …" is
+		// how a small model repeats itself here.
+		first := alt{except(blank + "[<" + noLineEnd), seq{plus(lit("<")), except("</tT" + noLineEnd)}}
+		return seq{lit("["), chars(" x~"), lit("] "), first, upTo(b.char(), MaxTaskChars-1), lit("\n")}
 	})
 }
 
