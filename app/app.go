@@ -359,9 +359,9 @@ func (a *App) wire() {
 	}
 	registry := a.tools
 	grammar := ""
-	thinkBlock := llm.ThinkBlock(thinking, a.server)
+	shape := parser.GrammarOptions{Thinking: llm.ThinkBlock(thinking, a.server), ReplyCap: replyCap(cfg, a.server)}
 	if a.constrained {
-		grammar = tools.Grammar(a.offered(registry), thinkBlock).GBNF()
+		grammar = tools.Grammar(a.offered(registry), shape).GBNF()
 	}
 	a.loop = &loop.Loop{
 		Model:       model,
@@ -409,7 +409,7 @@ func (a *App) wire() {
 			Compactor:         compactor,
 			CompressThreshold: cfg.CompressThreshold,
 			Constrain:         a.constrained,
-			ThinkBlock:        thinkBlock,
+			GrammarOptions:    shape,
 		}
 	}
 }
@@ -424,6 +424,21 @@ func constrains(setting string, kind llm.ServerKind) bool {
 		return false
 	}
 	return llm.GrammarServer(kind)
+}
+
+// replyCap is the reply cap of a run's requests as it starts: maxTokens, or
+// the default of the window it works with (the grammar bounds a file's
+// content by it).
+func replyCap(cfg config.Config, info llm.ServerInfo) int {
+	if cfg.MaxTokens != nil {
+		return *cfg.MaxTokens
+	}
+	window := cfg.MaxContextTokens
+	if info.Window > 0 && (window <= 0 || info.Window < window) {
+		window = info.Window
+	}
+	asked := cfg.Thinking == config.ThinkingLow || cfg.Thinking == config.ThinkingMedium || cfg.Thinking == config.ThinkingHigh
+	return llm.DefaultMaxTokens(window, asked)
 }
 
 // offered are the worker's tools the model is offered in this mode:

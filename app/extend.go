@@ -14,6 +14,7 @@ import (
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/mcp"
 	"github.com/devagent/dev/mention"
+	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/slashcmd"
 	"github.com/devagent/dev/tools"
 )
@@ -83,7 +84,8 @@ func WorkerGrammar(cfg config.Config) string {
 	if err != nil {
 		return ""
 	}
-	return tools.Grammar(r.Docs(), llm.ThinkBlock(thinkingOf(cfg.Thinking), llm.ServerInfo{})).GBNF()
+	return tools.Grammar(r.Docs(), parser.GrammarOptions{Thinking: llm.ThinkBlock(thinkingOf(cfg.Thinking), llm.ServerInfo{}),
+		ReplyCap: replyCap(cfg, llm.ServerInfo{})}).GBNF()
 }
 
 // MCP is the MCP servers of the run (for dev mcp and /help).

@@ -81,9 +81,9 @@ type Auditor struct {
 	// read-only tools, in every audit request, so that the server shapes
 	// them (SPEC §18).
 	Constrain bool
-	// ThinkBlock lets the grammar's replies start with a <think> block
-	// (llm.ThinkBlock).
-	ThinkBlock bool
+	// GrammarOptions shape the grammar: a <think> block (llm.ThinkBlock),
+	// the reply cap.
+	GrammarOptions parser.GrammarOptions
 
 	grammar string // built on the first audit, the same for every request
 }
@@ -100,7 +100,7 @@ const noVerdict = "Your report has no verdict. Use DONE again with the same repo
 func (a *Auditor) Audit(ctx context.Context, in Input) (result Result, err error) {
 	registry := a.registry()
 	if a.Constrain && a.grammar == "" {
-		a.grammar = tools.Grammar(offered(registry), a.ThinkBlock).GBNF()
+		a.grammar = tools.Grammar(offered(registry), a.GrammarOptions).GBNF()
 	}
 	request := request(in)
 	state := &sessions.Session{OriginalPrompt: request}

@@ -220,7 +220,8 @@ func (d *doctor) probeGrammar(ctx context.Context) {
 // protocolGrammar is the grammar of the protocol probe's replies: DONE is
 // its one tool.
 func (d *doctor) protocolGrammar() string {
-	return parser.ReplyGrammar([]parser.GrammarTool{{Name: "DONE", Input: parser.InputText}}, llm.ThinkBlock(d.cfg.Thinking, d.server)).GBNF()
+	return parser.ReplyGrammar([]parser.GrammarTool{{Name: "DONE", Input: parser.InputText}},
+		parser.GrammarOptions{Thinking: llm.ThinkBlock(d.cfg.Thinking, d.server), ReplyCap: d.replyCap()}).GBNF()
 }
 
 // constrains reports whether a run's requests carry the grammar: constrain

@@ -78,7 +78,7 @@ func TestReplyGrammarRepliesParse(t *testing.T) {
 		names[i] = tool.Name
 	}
 	for _, thinking := range []bool{false, true} {
-		g := ReplyGrammar(grammarTools, thinking)
+		g := ReplyGrammar(grammarTools, GrammarOptions{Thinking: thinking, ReplyCap: 2048})
 		replies, chosen := drawReplies(g, grammarTools, 7, 3000)
 		sawThink := false
 		for i, reply := range replies {

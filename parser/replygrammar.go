@@ -77,7 +77,30 @@ const (
 const (
 	maxIndent = 16 // leading blanks of a line of text
 	maxInfo   = 24 // characters of a fence's info string
+	// MaxFileLineChars bounds a line of a file's content.
+	MaxFileLineChars = 1000
 )
+
+// GrammarOptions shape a reply grammar.
+type GrammarOptions struct {
+	// Thinking lets a <think>…</think> block come first.
+	Thinking bool
+	// ReplyCap is the max_tokens the replies are sent with; 0: unknown.
+	// It bounds a file's content (see FileLines).
+	ReplyCap int
+}
+
+// FileLines bounds the lines of a file's content in a reply capped at
+// replyCap tokens: an eighth of the cap, so that a model repeating a short
+// line ends its block before the cap cuts the reply, while content of real
+// lines (eight tokens or more) reaches the cap first, as it would unbounded.
+// 0 (an unknown cap): no bound.
+func FileLines(replyCap int) int {
+	if replyCap <= 0 {
+		return 0
+	}
+	return min(max(replyCap/8, 64), 1500) // llama.cpp refuses a repetition past 2,000 rules
+}
 
 // ReplyGrammar is the grammar of the replies that Parse accepts without a
 // format error (SPEC §18), for tools offered in that order:
@@ -108,10 +131,10 @@ const (
 // or nest it. The reply can end only where a tool's input may end, and
 // every part but a file's content is bounded, so the model's end-of-text
 // comes there.
-func ReplyGrammar(tools []GrammarTool, thinking bool) *Grammar {
-	b := grammarBuilder{}
+func ReplyGrammar(tools []GrammarTool, opts GrammarOptions) *Grammar {
+	b := grammarBuilder{fileLines: FileLines(opts.ReplyCap)}
 	head := seq{lit("# Agent Response\n\n## Thoughts\n"), b.thoughts(), lit("\n## Task List\n"), upTo(b.task(), MaxTasks), b.calls(tools)}
-	if thinking {
+	if opts.Thinking {
 		head = append(seq{opt(b.think())}, head...)
 	}
 	b.g = newGrammar(head)
@@ -127,9 +150,18 @@ func upTo(e expr, n int) rep { return rep{e, 0, n} }
 // grammarBuilder collects the rules the root refers to, in the order they
 // are first used, so that the GBNF reads top down.
 type grammarBuilder struct {
-	g       *Grammar
-	pending []rule
-	defined map[string]bool
+	g         *Grammar
+	pending   []rule
+	defined   map[string]bool
+	fileLines int // bound of a file's lines, 0 none
+}
+
+// fileRun repeats a line of a file's content: up to fileLines times.
+func (b *grammarBuilder) fileRun(e expr) expr {
+	if b.fileLines > 0 {
+		return upTo(e, b.fileLines)
+	}
+	return star(e)
 }
 
 // rule defines name once and refers to it.
@@ -214,7 +246,8 @@ func (b *grammarBuilder) any() ref {
 // (after up to three spaces) with ```, except for blocks nested as
 // CodeBlocks nests them: ```info … ```, which a model writing a markdown
 // file uses for the file's own code. A block in free text is bounded
-// (MaxBlockLines lines of MaxLineChars); a file's is not.
+// (MaxBlockLines lines of MaxLineChars); a file's by the reply cap
+// (FileLines lines of MaxFileLineChars).
 
 // block is a bounded code block of free text.
 func (b *grammarBuilder) block() ref {
@@ -244,7 +277,7 @@ func (b *grammarBuilder) fileBody() ref {
 		nested := b.rule("filenested", func() expr {
 			return seq{lit("```"), b.infoNamed(), lit("\n"), b.fileBody(), lit("```\n")}
 		})
-		return star(alt{seq{b.codeLine(false), lit("\n")}, nested})
+		return b.fileRun(alt{seq{b.codeLine(false), lit("\n")}, nested})
 	})
 }
 
@@ -272,12 +305,15 @@ func (b *grammarBuilder) codeLine(bounded bool) ref {
 	})
 }
 
-// anyRun is the rest of a line: any characters, bounded or not.
-func (b *grammarBuilder) anyRun(bounded bool) expr {
-	if bounded {
-		return upTo(b.any(), MaxLineChars)
+// anyRun is the rest of a line: any characters, up to MaxLineChars in
+// text, MaxFileLineChars in a file.
+func (b *grammarBuilder) anyRun(text bool) expr {
+	// Shared rules: llama.cpp expands each bounded repetition into as
+	// many rules as its bound.
+	if text {
+		return b.rule("textrun", func() expr { return upTo(b.any(), MaxLineChars) })
 	}
-	return star(b.any())
+	return b.rule("filerun", func() expr { return upTo(b.any(), MaxFileLineChars) })
 }
 
 // rest is what may follow up to three spaces in a block fenced with n
@@ -301,9 +337,9 @@ func (b *grammarBuilder) rest(n int, bounded bool) ref {
 func (b *grammarBuilder) fence4() ref {
 	return b.rule("fence4", func() expr {
 		line4 := b.rule("line4", func() expr {
-			return alt{seq{b.sp3(), opt(b.rest(4, false))}, seq{lit("    "), star(b.any())}}
+			return alt{seq{b.sp3(), opt(b.rest(4, false))}, seq{lit("    "), b.anyRun(false)}}
 		})
-		return seq{lit("````"), b.info(), lit("\n"), star(seq{line4, lit("\n")}), lit("````\n")}
+		return seq{lit("````"), b.info(), lit("\n"), b.fileRun(seq{line4, lit("\n")}), lit("````\n")}
 	})
 }
 
@@ -433,7 +469,7 @@ func (b *grammarBuilder) path() ref {
 // an error), and not a fence.
 func (b *grammarBuilder) findFirst() ref {
 	return b.rule("findfirst", func() expr {
-		return alt{seq{lit(" "), opt(seq{lit(" "), opt(lit(" "))}), opt(b.rest(3, false))}, b.rest(3, false), seq{lit("    "), star(b.any())}}
+		return alt{seq{lit(" "), opt(seq{lit(" "), opt(lit(" "))}), opt(b.rest(3, false))}, b.rest(3, false), seq{lit("    "), b.anyRun(false)}}
 	})
 }
 
@@ -441,7 +477,7 @@ func (b *grammarBuilder) findFirst() ref {
 // as a block runs its content, which must not be empty.
 func (b *grammarBuilder) codeFirst() ref {
 	return b.rule("codefirst", func() expr {
-		run := upTo(b.any(), MaxLineChars)
+		run := b.anyRun(true)
 		solid := alt{
 			seq{b.sp3(), except("`" + blank + noLineEnd), run},
 			seq{b.sp3(), lit("`"), opt(seq{except("`" + noLineEnd), run})},

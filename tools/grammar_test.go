@@ -28,7 +28,7 @@ func TestGrammarRepliesPassTheToolChecks(t *testing.T) {
 	}
 	docs := set.Docs()
 	for _, thinking := range []bool{false, true} {
-		g := Grammar(docs, thinking)
+		g := Grammar(docs, parser.GrammarOptions{Thinking: thinking, ReplyCap: 2048})
 		r := rand.New(rand.NewPCG(11, uint64(len(docs))))
 		for range 5000 {
 			var chosen []string
@@ -63,7 +63,7 @@ func TestGrammarRepliesPassTheToolChecks(t *testing.T) {
 // review, and is what the real-server suite checks llama-server accepts.
 func TestWorkerGrammarGolden(t *testing.T) {
 	t.Parallel()
-	got := Grammar(Worker().Docs(), true).GBNF()
+	got := Grammar(Worker().Docs(), parser.GrammarOptions{Thinking: true, ReplyCap: 2048}).GBNF()
 	path := filepath.Join("testdata", "worker.gbnf")
 	if *update {
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
@@ -77,7 +77,7 @@ func TestWorkerGrammarGolden(t *testing.T) {
 	if got != string(want) {
 		t.Errorf("the worker's grammar changed (go test ./tools -run TestWorkerGrammarGolden -update):\n%s", got)
 	}
-	if again := Grammar(Worker().Docs(), true).GBNF(); again != got {
+	if again := Grammar(Worker().Docs(), parser.GrammarOptions{Thinking: true, ReplyCap: 2048}).GBNF(); again != got {
 		t.Error("two builds of the same grammar differ: requests would not be byte-identical")
 	}
 }

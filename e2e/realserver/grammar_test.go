@@ -37,10 +37,11 @@ func grammars(t testing.TB) map[string]string {
 	auditor := []tools.Doc{tools.ReadFileTool{}.Doc(), tools.ListDirectoryTool{}.Doc(),
 		{Name: tools.Command, Input: parser.InputLine}, tools.DoneTool{}.Doc()}
 	return map[string]string{
-		"worker, automated":                       tools.Grammar(automated, false).GBNF(),
-		"worker, interactive, extended, thinking": tools.Grammar(extended.Docs(), true).GBNF(),
-		"auditor": tools.Grammar(auditor, false).GBNF(),
-		"doctor":  parser.ReplyGrammar([]parser.GrammarTool{{Name: "DONE", Input: parser.InputText}}, false).GBNF(),
+		"worker, automated":                       tools.Grammar(automated, parser.GrammarOptions{ReplyCap: 2048}).GBNF(),
+		"worker, interactive, extended, thinking": tools.Grammar(extended.Docs(), parser.GrammarOptions{Thinking: true, ReplyCap: 32768}).GBNF(),
+		"worker, cap unknown":                     tools.Grammar(automated, parser.GrammarOptions{}).GBNF(),
+		"auditor":                                 tools.Grammar(auditor, parser.GrammarOptions{ReplyCap: 4096}).GBNF(),
+		"doctor":                                  parser.ReplyGrammar([]parser.GrammarTool{{Name: "DONE", Input: parser.InputText}}, parser.GrammarOptions{ReplyCap: 2048}).GBNF(),
 	}
 }
 
