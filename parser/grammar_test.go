@@ -106,3 +106,41 @@ func TestReplyGrammarRepliesParse(t *testing.T) {
 		}
 	}
 }
+
+// llama.cpp expands a bounded repetition x{0,n} into n rules times the
+// rules x brings (a group counts every rule it names for the first time),
+// and refuses more than 2,000: a long repetition repeats one rule or one
+// character class, never a group.
+func TestBoundedRepetitionsStayWithinLlamaCpp(t *testing.T) {
+	for _, replyCap := range []int{0, 2048, 32768, 1 << 20} {
+		g := ReplyGrammar(grammarTools, GrammarOptions{Thinking: true, ReplyCap: replyCap})
+		var walk func(e expr)
+		walk = func(e expr) {
+			switch e := e.(type) {
+			case seq:
+				for _, x := range e {
+					walk(x)
+				}
+			case alt:
+				for _, x := range e {
+					walk(x)
+				}
+			case rep:
+				if e.max > 2000 {
+					t.Errorf("cap %d: a repetition of %d", replyCap, e.max)
+				}
+				switch e.e.(type) {
+				case ref, charClass, lit:
+				default:
+					if e.max > 60 {
+						t.Errorf("cap %d: a group repeated %d times: %#v", replyCap, e.max, e.e)
+					}
+				}
+				walk(e.e)
+			}
+		}
+		for _, r := range g.rules {
+			walk(r.body)
+		}
+	}
+}

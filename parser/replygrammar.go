@@ -99,7 +99,7 @@ func FileLines(replyCap int) int {
 	if replyCap <= 0 {
 		return 0
 	}
-	return min(max(replyCap/8, 64), 1500) // llama.cpp refuses a repetition past 2,000 rules
+	return min(max(replyCap/8, 64), 1000) // llama.cpp refuses a repetition past 2,000 rules
 }
 
 // ReplyGrammar is the grammar of the replies that Parse accepts without a
@@ -261,7 +261,7 @@ func (b *grammarBuilder) blockBody() ref {
 		nested := b.rule("blocknested", func() expr {
 			return seq{lit("```"), b.infoNamed(), lit("\n"), b.blockBody(), lit("```\n")}
 		})
-		return upTo(alt{seq{b.codeLine(true), lit("\n")}, nested}, MaxBlockLines)
+		return upTo(b.rule("blockitem", func() expr { return alt{seq{b.codeLine(true), lit("\n")}, nested} }), MaxBlockLines)
 	})
 }
 
@@ -277,7 +277,7 @@ func (b *grammarBuilder) fileBody() ref {
 		nested := b.rule("filenested", func() expr {
 			return seq{lit("```"), b.infoNamed(), lit("\n"), b.fileBody(), lit("```\n")}
 		})
-		return b.fileRun(alt{seq{b.codeLine(false), lit("\n")}, nested})
+		return b.fileRun(b.rule("fileitem", func() expr { return alt{seq{b.codeLine(false), lit("\n")}, nested} }))
 	})
 }
 
@@ -339,7 +339,8 @@ func (b *grammarBuilder) fence4() ref {
 		line4 := b.rule("line4", func() expr {
 			return alt{seq{b.sp3(), opt(b.rest(4, false))}, seq{lit("    "), b.anyRun(false)}}
 		})
-		return seq{lit("````"), b.info(), lit("\n"), b.fileRun(seq{line4, lit("\n")}), lit("````\n")}
+		item4 := b.rule("line4item", func() expr { return seq{line4, lit("\n")} })
+		return seq{lit("````"), b.info(), lit("\n"), b.fileRun(item4), lit("````\n")}
 	})
 }
 
