@@ -352,6 +352,7 @@ func ofType(evs []map[string]any, typ string) []map[string]any {
 type exchange struct {
 	path     string
 	messages []llm.Message
+	grammar  bool // the request carried a grammar
 	status   int
 	body     []byte // the whole answer: an SSE stream, or JSON
 }
@@ -487,7 +488,7 @@ func (g *gate) forward(req llmtest.Request) (int, []byte) {
 	}
 	defer resp.Body.Close()
 	got, _ := io.ReadAll(resp.Body)
-	g.rec.add(exchange{path: "/v1/chat/completions", messages: req.Messages, status: resp.StatusCode, body: got})
+	g.rec.add(exchange{path: "/v1/chat/completions", messages: req.Messages, grammar: req.Grammar != "", status: resp.StatusCode, body: got})
 	return resp.StatusCode, got
 }
 
