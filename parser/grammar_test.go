@@ -3,6 +3,7 @@ package parser
 import (
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -35,9 +36,10 @@ func drawReplies(g *Grammar, tools []GrammarTool, seed uint64, n int) (replies [
 	for range n {
 		var names []string
 		reply := g.Generate(r, grammarPool, func(rule string) {
-			var i int
-			if _, err := fmtSscan(rule, &i); err == nil {
-				names = append(names, tools[i].Name)
+			if n, ok := strings.CutPrefix(rule, "call"); ok {
+				if i, err := strconv.Atoi(n); err == nil {
+					names = append(names, tools[i].Name)
+				}
 			}
 		})
 		replies = append(replies, reply)
@@ -45,29 +47,6 @@ func drawReplies(g *Grammar, tools []GrammarTool, seed uint64, n int) (replies [
 	}
 	return replies, chosen
 }
-
-// fmtSscan reads the index of a "callN" rule.
-func fmtSscan(rule string, i *int) (int, error) {
-	n, ok := strings.CutPrefix(rule, "call")
-	if !ok || n == "" {
-		return 0, errNotCall
-	}
-	v := 0
-	for _, c := range n {
-		if c < '0' || c > '9' {
-			return 0, errNotCall
-		}
-		v = v*10 + int(c-'0')
-	}
-	*i = v
-	return 1, nil
-}
-
-type notCall struct{}
-
-func (notCall) Error() string { return "not a call rule" }
-
-var errNotCall error = notCall{}
 
 // Every reply the grammar allows parses, without a format error or a
 // lenience warning, into the tools it chose (SPEC §18): with and without
