@@ -127,6 +127,12 @@ type App struct {
 	stopBackground func() // once
 
 	models []string // the server's, when it listed them at start
+
+	// constrained: the worker's and the auditor's requests carry the
+	// grammar of their replies (constrain, and the server discovery found);
+	// server is what discovery found.
+	constrained bool
+	server      llm.ServerInfo
 }
 
 // Open opens the session to work in and wires the run. Its errors are the
@@ -215,9 +221,12 @@ func Open(o Options) (*App, error) {
 		a.Close()
 		return nil, err
 	}
+	// The server's kind decides whether replies are constrained, before
+	// the loop is wired.
+	info := <-discovery
+	a.server, a.constrained = info, constrains(a.cfg.Constrain, info.Kind)
 	a.wire()
 	a.sink.Emit(sessionStarted(sess, resumed, a.tools))
-	info := <-discovery
 	a.learnWindow(info)
 	if check != nil {
 		a.reportServer(<-check, info)
@@ -361,6 +370,11 @@ func (a *App) wire() {
 		ExtraBody:   cfg.ExtraBody,
 	}
 	registry := a.tools
+	grammar := ""
+	shape := parser.GrammarOptions{Thinking: llm.ThinkBlock(thinking, a.server), ReplyCap: replyCap(cfg, a.server)}
+	if a.constrained {
+		grammar = tools.Grammar(a.offered(registry), shape).GBNF()
+	}
 	a.loop = &loop.Loop{
 		Model:       model,
 		Tools:       registry,
@@ -377,6 +391,7 @@ func (a *App) wire() {
 			MaxTokens:         cfg.MaxTokens,
 			Thinking:          thinking,
 			ExtraBody:         cfg.ExtraBody,
+			Grammar:           grammar,
 			SystemPrompt:      a.systemPrompt(registry),
 			MaxLoops:          cfg.MaxLoops,
 			MaxRetries:        retries,
@@ -406,9 +421,54 @@ func (a *App) wire() {
 			Window:            a.window,
 			Compactor:         compactor,
 			CompressThreshold: cfg.CompressThreshold,
+			Constrain:         a.constrained,
+			GrammarOptions:    shape,
 		}
 	}
 }
+
+// constrains decides whether a run's replies are shaped by the server
+// (SPEC §18): constrain on, or auto on a server known to apply a grammar.
+func constrains(setting string, kind llm.ServerKind) bool {
+	switch setting {
+	case config.ConstrainOn:
+		return true
+	case config.ConstrainOff:
+		return false
+	}
+	return llm.GrammarServer(kind)
+}
+
+// replyCap is the reply cap of a run's requests as it starts: maxTokens, or
+// the default of the window it works with (the grammar bounds a file's
+// content by it).
+func replyCap(cfg config.Config, info llm.ServerInfo) int {
+	if cfg.MaxTokens != nil {
+		return *cfg.MaxTokens
+	}
+	window := cfg.MaxContextTokens
+	if info.Window > 0 && (window <= 0 || info.Window < window) {
+		window = info.Window
+	}
+	asked := cfg.Thinking == config.ThinkingLow || cfg.Thinking == config.ThinkingMedium || cfg.Thinking == config.ThinkingHigh
+	return llm.DefaultMaxTokens(window, asked)
+}
+
+// offered are the worker's tools the model is offered in this mode:
+// ASK_USER only when someone can answer.
+func (a *App) offered(registry *tools.Registry) []tools.Doc {
+	var docs []tools.Doc
+	for _, doc := range registry.Docs() {
+		if a.opts.Automated && doc.Name == tools.AskUser {
+			continue // not offered: nobody can answer
+		}
+		docs = append(docs, doc)
+	}
+	return docs
+}
+
+// Thinking is config's thinking level as llm asks for it.
+func Thinking(level string) llm.Thinking { return thinkingOf(level) }
 
 // thinkingOf is config's thinking level as llm asks for it.
 func thinkingOf(level string) llm.Thinking {
@@ -430,10 +490,7 @@ func orModel(specific, model string) string {
 func (a *App) systemPrompt(registry *tools.Registry) string {
 	dir := a.sess.WorkingDirectory
 	var docs []prompts.Tool
-	for _, doc := range registry.Docs() {
-		if a.opts.Automated && doc.Name == tools.AskUser {
-			continue // not offered: nobody can answer
-		}
+	for _, doc := range a.offered(registry) {
 		docs = append(docs, prompts.Tool{Name: doc.Name, Description: doc.Description, Example: doc.Example, Brief: doc.Brief})
 	}
 	return prompts.System{
@@ -450,7 +507,7 @@ func (a *App) systemPrompt(registry *tools.Registry) string {
 func (a *App) learnWindow(info llm.ServerInfo) {
 	a.window.Lower(info.Window)
 	a.sink.Emit(event.ContextWindow{Window: a.window.Size(), Configured: a.cfg.MaxContextTokens,
-		Server: string(info.Kind), ServerWindow: info.Window, Source: info.Source})
+		Server: string(info.Kind), ServerWindow: info.Window, Source: info.Source, Constrained: a.constrained})
 }
 
 // sessionStarted describes the session opened; a resumed one with its last

@@ -132,7 +132,9 @@ func (a *App) SetProfile(name string) error {
 	a.cfg = cfg
 	a.client = a.newClient()
 	a.window = step.NewWindow(cfg.MaxContextTokens)
-	a.learnWindow(a.client.Discover(context.Background(), cfg.Model))
+	info := a.client.Discover(context.Background(), cfg.Model)
+	a.server, a.constrained = info, constrains(cfg.Constrain, info.Kind)
+	a.learnWindow(info)
 	a.sess.Model, a.sess.Profile = cfg.Model, cfg.Profile
 	a.wire()
 	return nil

@@ -100,3 +100,24 @@ func TestLastExchange(t *testing.T) {
 		t.Errorf("empty: got %q, %q", req, ans)
 	}
 }
+
+// A run that ends on format errors names what would help, in order: the
+// server shaping the replies, a larger cap for replies that ran to it
+// (naming maxTokens), a stronger model.
+func TestExplainFormat(t *testing.T) {
+	t.Parallel()
+	o := loop.Outcome{Stop: loop.FormatFailed, FormatErrors: 11, CutReplies: 11, CutLimit: 400}
+	got := explainFormat(o, false, true, "/c/config.json")
+	for _, want := range []string{"11 format errors, 11 of them cut off at the output limit of 400 tokens", "constrain on in /c/config.json", "raise maxTokens in /c/config.json", "a stronger model"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("explanation lacks %q: %s", want, got)
+		}
+	}
+	if strings.Index(got, "constrain") > strings.Index(got, "maxTokens") || strings.Index(got, "maxTokens") > strings.Index(got, "stronger") {
+		t.Errorf("fixes out of order: %s", got)
+	}
+	plain := explainFormat(loop.Outcome{Stop: loop.FormatFailed, FormatErrors: 3}, true, false, "/c/config.json")
+	if strings.Contains(plain, "constrain") || strings.Contains(plain, "maxTokens") || !strings.Contains(plain, "stronger model") {
+		t.Errorf("constrained, nothing cut: %s", plain)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/mcp"
 	"github.com/devagent/dev/mention"
+	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/slashcmd"
 	"github.com/devagent/dev/tools"
 )
@@ -54,11 +55,7 @@ func MCPServers(cfg config.Config) []mcp.ServerConfig {
 // and the tools of the MCP servers that connected. A name taken twice is a
 // configuration error.
 func (a *App) registry() (*tools.Registry, error) {
-	var extra []tools.Tool
-	for _, t := range a.cfg.Tools {
-		extra = append(extra, tools.NewCustomTool(tools.CustomSpec{Name: t.Name, Description: t.Description,
-			Command: t.Command, Timeout: time.Duration(t.Timeout) * time.Second}))
-	}
+	extra := customTools(a.cfg)
 	if a.mcp != nil {
 		extra = append(extra, tools.NewMCPTools(a.mcp.Tools())...)
 	}
@@ -67,6 +64,29 @@ func (a *App) registry() (*tools.Registry, error) {
 		return nil, &config.Error{Path: config.Path(a.opts.ConfigDir), Key: "tools", Reason: err.Error()}
 	}
 	return r, nil
+}
+
+func customTools(cfg config.Config) []tools.Tool {
+	var out []tools.Tool
+	for _, t := range cfg.Tools {
+		out = append(out, tools.NewCustomTool(tools.CustomSpec{Name: t.Name, Description: t.Description,
+			Command: t.Command, Timeout: time.Duration(t.Timeout) * time.Second}))
+	}
+	return out
+}
+
+// WorkerGrammar is the grammar of an interactive run's worker replies
+// (SPEC §18) without the tools of MCP servers, which it does not connect
+// to, and with a <think> block only when thinking asks for one (the
+// server is not known here): what dev doctor's grammar probe sends. "" when the custom tools
+// cannot be composed.
+func WorkerGrammar(cfg config.Config) string {
+	r, err := tools.Compose(customTools(cfg)...)
+	if err != nil {
+		return ""
+	}
+	return tools.Grammar(r.Docs(), parser.GrammarOptions{Thinking: llm.ThinkBlock(thinkingOf(cfg.Thinking), llm.ServerInfo{}),
+		ReplyCap: replyCap(cfg, llm.ServerInfo{})}).GBNF()
 }
 
 // MCP is the MCP servers of the run (for dev mcp and /help).

@@ -104,7 +104,7 @@ func (a *App) explain(o loop.Outcome) string {
 		if errors.Is(o.Err, audit.ErrFormat) {
 			return "the auditor kept answering in a format dev cannot parse; set auditModel in " + cfgPath + " to a stronger model, or use --no-audit"
 		}
-		return fmt.Sprintf("the model kept answering in a format dev cannot parse (%d format errors); try a stronger model or a lower temperature", o.FormatErrors)
+		return explainFormat(o, a.constrained, a.cfg.MaxTokens != nil, cfgPath)
 	case loop.AuditFailed:
 		return fmt.Sprintf("the audit failed %d times in a row (maxAuditFailures in %s); the last feedback is in the session: dev sessions show %s",
 			o.Audits, cfgPath, a.sess.ID)
@@ -123,6 +123,30 @@ func (a *App) explain(o loop.Outcome) string {
 		return msg
 	}
 	return ""
+}
+
+// explainFormat says why the model's replies could not be used and what
+// would help, in order: the server shaping them (constrain), a larger reply
+// cap when they ran to it (maxTokens), a stronger model.
+func explainFormat(o loop.Outcome, constrained, maxTokensSet bool, cfgPath string) string {
+	msg := fmt.Sprintf("the model kept answering in a format dev cannot parse (%d format errors", o.FormatErrors)
+	if o.CutReplies > 0 {
+		msg += fmt.Sprintf(", %d of them cut off at the output limit of %s tokens", o.CutReplies, textfmt.Thousands(int64(o.CutLimit)))
+	}
+	msg += ")"
+	var fixes []string
+	if !constrained {
+		fixes = append(fixes, "have the server shape the replies: constrain on in "+cfgPath+" (llama.cpp and vLLM apply it; auto does so for them)")
+	}
+	if o.CutReplies > 0 {
+		how := "raise maxTokens in " + cfgPath
+		if !maxTokensSet {
+			how = "set maxTokens in " + cfgPath + " above the default cap (a quarter of the context window)"
+		}
+		fixes = append(fixes, how)
+	}
+	fixes = append(fixes, "try a stronger model or a lower temperature")
+	return msg + ". Fix: " + strings.Join(fixes, "; or ")
 }
 
 func explainError(err error, cfg config.Config, cfgPath string) string {

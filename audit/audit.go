@@ -77,6 +77,15 @@ type Auditor struct {
 	Window            *step.Window
 	Compactor         step.Compactor
 	CompressThreshold float64
+	// Constrain sends the grammar of the auditor's replies, with its own
+	// read-only tools, in every audit request, so that the server shapes
+	// them (SPEC §18).
+	Constrain bool
+	// GrammarOptions shape the grammar: a <think> block (llm.ThinkBlock),
+	// the reply cap.
+	GrammarOptions parser.GrammarOptions
+
+	grammar string // built on the first audit, the same for every request
 }
 
 // DefaultMaxSteps bounds an audit when MaxSteps is not set.
@@ -90,12 +99,15 @@ const noVerdict = "Your report has no verdict. Use DONE again with the same repo
 // result, not an error.
 func (a *Auditor) Audit(ctx context.Context, in Input) (result Result, err error) {
 	registry := a.registry()
+	if a.Constrain && a.grammar == "" {
+		a.grammar = tools.Grammar(offered(registry), a.GrammarOptions).GBNF()
+	}
 	request := request(in)
 	state := &sessions.Session{OriginalPrompt: request}
 	conv := &step.Conversation{
 		Agent:             event.Auditor,
 		Model:             a.Model,
-		Params:            step.Params{Model: a.ModelName, Temperature: a.Temperature, MaxTokens: a.MaxTokens, Thinking: a.Thinking, Extra: a.ExtraBody},
+		Params:            step.Params{Model: a.ModelName, Temperature: a.Temperature, MaxTokens: a.MaxTokens, Thinking: a.Thinking, Extra: a.ExtraBody, Grammar: a.grammar},
 		System:            prompts.Audit{Dir: a.Env.Dir, Tools: promptTools(registry)}.Render(),
 		Tools:             registry,
 		Env:               a.Env,
@@ -176,9 +188,19 @@ func (a *Auditor) registry() *tools.Registry {
 
 func promptTools(r *tools.Registry) []prompts.Tool {
 	var out []prompts.Tool
+	for _, d := range offered(r) {
+		out = append(out, prompts.Tool{Name: d.Name, Description: d.Description, Example: d.Example})
+	}
+	return out
+}
+
+// offered are the tools the auditor is offered: its read-only ones, not
+// the refusals standing for the worker's others.
+func offered(r *tools.Registry) []tools.Doc {
+	var out []tools.Doc
 	for _, d := range r.Docs() {
-		if d.Description != "" { // refusals are not offered
-			out = append(out, prompts.Tool{Name: d.Name, Description: d.Description, Example: d.Example})
+		if d.Description != "" {
+			out = append(out, d)
 		}
 	}
 	return out

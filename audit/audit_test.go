@@ -398,3 +398,38 @@ func TestAuditSystemPromptOffersOnlyReadOnlyTools(t *testing.T) {
 func lastMessage(req llm.Request) string {
 	return req.Messages[len(req.Messages)-1].Content
 }
+
+// Constrained, every audit request carries the grammar of the auditor's own
+// tools (READ_FILE, LIST_DIRECTORY, its COMMAND, DONE) and of no refused
+// worker tool; the same bytes in every request and audit.
+func TestAuditGrammarOfItsOwnTools(t *testing.T) {
+	t.Parallel()
+	a, m, _ := newAuditor(t, reply("READ_FILE", "a"), reply("DONE", "Overall: PASS"), reply("DONE", "Overall: PASS"))
+	a.Constrain = true
+	for range 2 {
+		if _, err := a.Audit(context.Background(), input); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g := m.requests[0].Grammar
+	for _, name := range []string{"READ_FILE", "LIST_DIRECTORY", "COMMAND", "DONE"} {
+		if !strings.Contains(g, `"`+name+`\n\n## Tool Input\n"`) {
+			t.Errorf("the auditor's grammar lacks %s", name)
+		}
+	}
+	for _, name := range []string{"WRITE_FILE", "FIND_AND_REPLACE_IN_FILE", "ASK_USER", "KILL_BACKGROUND_PROCESS"} {
+		if strings.Contains(g, `"`+name+`\n`) {
+			t.Errorf("the auditor's grammar offers %s, which it may not use", name)
+		}
+	}
+	for i, r := range m.requests {
+		if r.Grammar != g {
+			t.Errorf("request %d carries another grammar", i)
+		}
+	}
+	b, _, _ := newAuditor(t, reply("DONE", "Overall: PASS"))
+	bm := b.Model.(*fakeModel)
+	if _, err := b.Audit(context.Background(), input); err != nil || bm.requests[0].Grammar != "" {
+		t.Errorf("unconstrained audit sent grammar %q (%v)", bm.requests[0].Grammar, err)
+	}
+}

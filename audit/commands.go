@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/devagent/dev/parser"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -146,6 +147,8 @@ func (t commandTool) Doc() tools.Doc {
 			"The command is split into words and run without a shell: no shell operators (; & | < > $ ` and line breaks), variables or substitutions; globs work. " +
 			"Options that write files or run other programs are refused.",
 		Example: "git diff",
+		// One command on one line: a line break is refused anyway.
+		Input: parser.InputLine,
 	}
 }
 

@@ -102,7 +102,7 @@ func (d *devCmd) configShow(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	settings, _, found, warnings, err := config.Explain(dir, config.Env(d.env), config.Flags{Profile: c.String("profile")})
+	settings, _, found, warnings, err := config.Explain(dir, config.Env(d.env), config.Flags{Profile: c.String("profile"), Constrain: c.String("constrain")})
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/devagent/dev/app"
 	"github.com/devagent/dev/checkpoints"
 	"github.com/devagent/dev/config"
 	"github.com/devagent/dev/doctor"
@@ -24,11 +25,14 @@ func (d *devCmd) doctorCommand() *cli.Command {
 		Name:  "doctor",
 		Usage: "check the model server against what dev needs, and say what to change",
 		Description: "Reads the configuration (without creating it), then probes apiUrl: reachable, server kind,\n" +
-			"model, context window, streaming, reasoning, chat-template roles, and one reply in dev's template.\n" +
+			"model, context window, streaming, reasoning, chat-template roles, the reply grammar, and one reply in dev's\n" +
+			"template (constrained as a run would be).\n" +
 			"Exits 0 when no check failed, 1 otherwise. Writes nothing.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "check `MODEL` instead of the configured one"},
 			&cli.StringFlag{Name: "profile", Usage: "check the model profile `NAME`"},
+			&cli.StringFlag{Name: "constrain", Usage: "check with constrain `MODE` (auto, on, off) instead of the configured one"},
+			&cli.StringFlag{Name: "constrain", Usage: "check with constrain `MODE` (auto, on, off) instead of the configured one"},
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
 		},
 		Action: d.doctor,
@@ -43,12 +47,22 @@ func (d *devCmd) doctor(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("finding the config directory: %w", err)
 	}
-	cfg, found, warnings, err := config.Read(dir, config.Env(d.env), config.Flags{Profile: c.String("profile"), Model: c.String("model")})
+	cfg, found, warnings, err := config.Read(dir, config.Env(d.env), config.Flags{Profile: c.String("profile"), Model: c.String("model"),
+		Constrain: c.String("constrain")})
 	dc := doctor.Config{
 		APIURL: cfg.APIURL, APIKey: cfg.APIKey, Model: cfg.Model,
 		MaxContextTokens: cfg.MaxContextTokens, Temperature: cfg.Temperature, MaxTokens: cfg.MaxTokens,
+		Thinking: app.Thinking(cfg.Thinking), Constrain: cfg.Constrain,
 		File: config.Path(dir), FileFound: found, Warnings: warnings, Err: err,
 		Safety: safetyFacts(cfg),
+	}
+
+	if err == nil {
+		dc.Grammar = app.WorkerGrammar(cfg)
+	}
+
+	if err == nil {
+		dc.Grammar = app.WorkerGrammar(cfg)
 	}
 
 	// Every probe ends with ctx, so one Ctrl+C is enough.

@@ -86,6 +86,7 @@ func rootFlags() []cli.Flag {
 		&cli.StringFlag{Name: "profile", Usage: "use the model profile `NAME` of config.json (overrides DEV_PROFILE)"},
 		&cli.StringFlag{Name: "approval", Usage: "what to ask before doing: `MODE` auto (nothing), edits (commands), ask (commands and file changes)"},
 		&cli.StringFlag{Name: "sandbox", Usage: "`MODE` off, or workspace: commands may write only in the project, temp and caches (Linux Landlock)"},
+		&cli.StringFlag{Name: "constrain", Usage: "`MODE` auto (llama.cpp and vLLM), on or off: have the server shape replies to dev's template with a grammar"},
 		&cli.StringFlag{Name: "cwd", Aliases: []string{"C"}, Usage: "work in `DIR` instead of the current directory"},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "show full tool outputs and reasoning"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "one line per tool"},
@@ -120,7 +121,8 @@ func (d *devCmd) root(c *cli.Context) error {
 	if !automated && c.Bool("json") {
 		return usagef("--json needs -p: it describes an automated run")
 	}
-	flags := config.Flags{Profile: c.String("profile"), Model: c.String("model"), Approval: c.String("approval"), Sandbox: c.String("sandbox")}
+	flags := config.Flags{Profile: c.String("profile"), Model: c.String("model"), Approval: c.String("approval"), Sandbox: c.String("sandbox"),
+		Constrain: c.String("constrain")}
 	cfgDir, cfg, err := d.loadConfig(flags)
 	if err != nil {
 		return err

@@ -104,6 +104,12 @@ func (s *Summarizer) Compact(ctx context.Context, c Conversation) (Result, error
 			return s.fallback(c, reserve, 0), nil
 		}
 	}
+	// No reply runs unbounded (SPEC §18): without maxTokens, the summary
+	// gets the room reserved for it.
+	maxTokens := s.MaxTokens
+	if maxTokens == nil {
+		maxTokens = &reserve
+	}
 	var res Result
 	for attempt := 1; ; attempt++ {
 		text, cuts := Fit(c.History, budget)
@@ -112,7 +118,7 @@ func (s *Summarizer) Compact(ctx context.Context, c Conversation) (Result, error
 			Model:       s.ModelName,
 			Messages:    []llm.Message{{Role: llm.RoleUser, Content: prompts.Summarize(text)}},
 			Temperature: s.Temperature,
-			MaxTokens:   s.MaxTokens,
+			MaxTokens:   maxTokens,
 			Thinking:    s.Thinking,
 			Extra:       s.ExtraBody,
 		}, nil)

@@ -196,3 +196,32 @@ func TestReserve(t *testing.T) {
 		}
 	}
 }
+
+// No reply runs unbounded (SPEC §18): without maxTokens the summary's
+// request is capped at the room reserved for the summary; maxTokens wins
+// when set. The summariser's requests never carry a grammar.
+func TestSummaryRequestIsCapped(t *testing.T) {
+	t.Parallel()
+	summary := llm.Reply{Content: "The user wants a --verbose flag."}
+	m := &fakeModel{script: []any{summary, summary}}
+	s := &Summarizer{Model: m, ModelName: "summariser"}
+	if _, err := s.Compact(context.Background(), conversation()); err != nil {
+		t.Fatal(err)
+	}
+	configured := 1000
+	s.MaxTokens = &configured
+	if _, err := s.Compact(context.Background(), conversation()); err != nil {
+		t.Fatal(err)
+	}
+	if got := m.requests[0].MaxTokens; got == nil || *got != Reserve(8192) {
+		t.Errorf("max_tokens %v without maxTokens, want %d", got, Reserve(8192))
+	}
+	if got := m.requests[1].MaxTokens; got == nil || *got != 1000 {
+		t.Errorf("max_tokens %v with maxTokens 1000", got)
+	}
+	for _, r := range m.requests {
+		if r.Grammar != "" {
+			t.Errorf("a summary request carried a grammar")
+		}
+	}
+}

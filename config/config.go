@@ -53,6 +53,9 @@ type Config struct {
 	Thinking string `json:"thinking"`
 	// ExtraBody is merged into every chat request (server knobs).
 	ExtraBody map[string]any `json:"extraBody"`
+	// Constrain is whether the server shapes replies with the protocol's
+	// grammar (SPEC §18): auto (llama.cpp and vLLM), on, off.
+	Constrain string `json:"constrain"`
 	// Profiles name sets of model settings; Profile is the active one
 	// (after DEV_PROFILE and --profile), "" for none.
 	Profiles map[string]Profile `json:"profiles"`
@@ -164,15 +167,17 @@ type Profile struct {
 	MaxTokens        *int           `json:"maxTokens,omitempty"`
 	Thinking         *string        `json:"thinking,omitempty"`
 	ExtraBody        map[string]any `json:"extraBody,omitempty"`
+	Constrain        *string        `json:"constrain,omitempty"`
 }
 
 // Flags are the command line's settings, which win over the environment
 // and the file.
 type Flags struct {
-	Profile  string // --profile
-	Model    string // --model
-	Approval string // --approval
-	Sandbox  string // --sandbox
+	Profile   string // --profile
+	Model     string // --model
+	Approval  string // --approval
+	Sandbox   string // --sandbox
+	Constrain string // --constrain
 }
 
 // Thinking levels (config thinking).
@@ -182,6 +187,13 @@ const (
 	ThinkingLow    = "low"
 	ThinkingMedium = "medium"
 	ThinkingHigh   = "high"
+)
+
+// Constrain settings (config constrain, flag --constrain).
+const (
+	ConstrainAuto = "auto" // the servers known to apply a grammar: llama.cpp, vLLM
+	ConstrainOn   = "on"   // any server
+	ConstrainOff  = "off"
 )
 
 // ownedBodyKeys are the chat request's keys dev writes itself, which

@@ -32,6 +32,7 @@ func Default() Config {
 		RedactSecrets:          true,
 		Thinking:               ThinkingAuto,
 		ExtraBody:              map[string]any{},
+		Constrain:              ConstrainAuto,
 		Profiles:               map[string]Profile{},
 		Profile:                "",
 		Prices:                 map[string]Price{},

@@ -96,6 +96,7 @@ func resolve(path string, data []byte, env Env, flags Flags) (Config, []string, 
 		{"model", "--model", flags.Model, &f.cfg.Model},
 		{"approval", "--approval", flags.Approval, &f.cfg.Approval},
 		{"sandbox", "--sandbox", flags.Sandbox, &f.cfg.Sandbox},
+		{"constrain", "--constrain", flags.Constrain, &f.cfg.Constrain},
 	} {
 		if flag.value != "" {
 			*flag.dst, sources[flag.key] = flag.value, flag.name
@@ -484,6 +485,9 @@ func validate(c *Config) (key, reason string) {
 	}
 	if !validThinking(c.Thinking) {
 		return "thinking", thinkingReason(c.Thinking)
+	}
+	if !validConstrain(c.Constrain) {
+		return "constrain", constrainReason(c.Constrain)
 	}
 	if key := ownedKey(c.ExtraBody); key != "" {
 		return "extraBody", ownedReason(key)

@@ -14,7 +14,7 @@ import (
 
 // profileKeys are the keys a profile may set, as the file spells them.
 var profileKeys = []string{"apiUrl", "apiKey", "model", "auditModel", "compressModel", "maxContextTokens",
-	"temperature", "maxTokens", "thinking", "extraBody"}
+	"temperature", "maxTokens", "thinking", "extraBody", "constrain"}
 
 // parseProfiles decodes the `profiles` object, raw at offset off of data.
 // Unknown keys inside a profile are warnings, as at the top level; a value
@@ -76,6 +76,9 @@ func validateProfiles(profiles map[string]Profile) (key, reason string) {
 		if p.Thinking != nil && !validThinking(*p.Thinking) {
 			return "profiles." + name + ".thinking", thinkingReason(*p.Thinking)
 		}
+		if p.Constrain != nil && !validConstrain(*p.Constrain) {
+			return "profiles." + name + ".constrain", constrainReason(*p.Constrain)
+		}
 		if k := ownedKey(p.ExtraBody); k != "" {
 			return "profiles." + name + ".extraBody", ownedReason(k)
 		}
@@ -122,6 +125,7 @@ func applyProfile(cfg *Config, path string, env Env, flags Flags) (map[string]bo
 	setString("auditModel", &cfg.AuditModel, p.AuditModel)
 	setString("compressModel", &cfg.CompressModel, p.CompressModel)
 	setString("thinking", &cfg.Thinking, p.Thinking)
+	setString("constrain", &cfg.Constrain, p.Constrain)
 	if p.MaxContextTokens != nil {
 		cfg.MaxContextTokens, set["maxContextTokens"] = *p.MaxContextTokens, true
 	}
@@ -148,6 +152,18 @@ func validThinking(s string) bool {
 		return true
 	}
 	return false
+}
+
+func validConstrain(s string) bool {
+	switch s {
+	case ConstrainAuto, ConstrainOn, ConstrainOff:
+		return true
+	}
+	return false
+}
+
+func constrainReason(s string) string {
+	return fmt.Sprintf("must be one of auto, on, off, got %q", s)
 }
 
 func thinkingReason(s string) string {

@@ -108,6 +108,8 @@ func TestProfileAndBodyValidation(t *testing.T) {
 		{`{"extraBody": {"top_k": 20, "stream": false}}`, "extraBody", `may not set "stream": dev writes model, messages, stream, stream_options itself`},
 		{`{"extraBody": [1]}`, "extraBody", "must be an object, got an array"},
 		{`{"profiles": {"a": {"thinking": "lots"}}}`, "profiles.a.thinking", `got "lots"`},
+		{`{"constrain": "yes"}`, "constrain", `must be one of auto, on, off, got "yes"`},
+		{`{"profiles": {"a": {"constrain": "always"}}}`, "profiles.a.constrain", `must be one of auto, on, off, got "always"`},
 		{`{"profiles": {"a": {"extraBody": {"messages": []}}}}`, "profiles.a.extraBody", `may not set "messages"`},
 		{`{"profiles": {"a": {"maxContextTokens": "big"}}}`, "profiles.a.maxContextTokens", `must be an integer, got string "big"`},
 		{`{"profiles": {"a": {"model": ""}}, "profile": "a"}`, "profiles.a.model", "must not be empty"},

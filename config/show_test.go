@@ -55,6 +55,37 @@ func TestExplain(t *testing.T) {
 	}
 }
 
+// constrain (SPEC §18): auto by default; a profile sets it; --constrain
+// wins; dev config show says where it came from.
+func TestConstrainSources(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(Path(dir), []byte(`{"profiles": {"tiny": {"constrain": "on"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		flags       Flags
+		value, from string
+	}{
+		{Flags{}, "auto", SourceDefault},
+		{Flags{Profile: "tiny"}, "on", "profile tiny"},
+		{Flags{Profile: "tiny", Constrain: "off"}, "off", "flag --constrain"},
+	} {
+		settings, cfg, _, _, err := Explain(dir, noEnv, tt.flags)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range settings {
+			if s.Key == "constrain" && (s.Value != tt.value || s.Source != tt.from || cfg.Constrain != tt.value) {
+				t.Errorf("%+v: constrain %+v (config %q), want %q from %q", tt.flags, s, cfg.Constrain, tt.value, tt.from)
+			}
+		}
+	}
+	if _, _, _, _, err := Explain(dir, noEnv, Flags{Constrain: "sometimes"}); err == nil || !strings.Contains(err.Error(), "--constrain") {
+		t.Errorf("--constrain sometimes: %v, want an error naming the flag", err)
+	}
+}
+
 func TestShowMasksShortKeysWhole(t *testing.T) {
 	t.Parallel()
 	for key, want := range map[string]string{"": `""`, "abc": "****", "sk-0123456789": "****6789"} {

@@ -70,9 +70,150 @@ func (d *doctor) build() {
 	if d.roles.ran {
 		d.rolesCheck()
 	}
+	if d.grammar.ran {
+		d.grammarCheck()
+	}
 	if d.protocol.ran {
 		d.protocolCheck()
 	}
+}
+
+// grammarApplied says whether the grammar probe's reply began as the reply
+// grammar allows; ok is false when the reply did not tell (no content).
+func (d *doctor) grammarApplied() (applied, ok bool) {
+	c := d.grammar.reply.Content
+	if c == "" {
+		return false, false
+	}
+	for _, start := range []string{"# Agent Response\n\n## Thoughts\n", "<think>"} {
+		if strings.HasPrefix(start, c) || strings.HasPrefix(c, start) {
+			return true, true
+		}
+	}
+	return false, true
+}
+
+// grammarRejected reports whether the server refused the grammar.
+func (d *doctor) grammarRejected() bool {
+	return d.grammar.ran && d.grammar.err == nil && d.grammar.reply.GrammarRejected
+}
+
+func (d *doctor) grammarCheck() {
+	x := d.grammar
+	field := llm.GrammarField(d.server.Kind, d.server.Version)
+	c := Check{Name: CheckGrammar, Status: OK}
+	used := d.constrains()
+	runs := "runs send it (constrain " + d.constrainSetting() + ")"
+	if !used {
+		runs = "runs do not send it (constrain " + d.constrainSetting() + ": only to llama.cpp and vLLM)"
+		if d.cfg.Constrain == "off" {
+			runs = "runs do not send it (constrain off)"
+		}
+	}
+	switch {
+	case x.timeout:
+		c.Status = Warn
+		c.Detail = fmt.Sprintf("no reply within %s to a short request with the reply grammar", duration(d.timeouts.Roles))
+		c.Fix = "run dev doctor again; a server this slow makes every step slow"
+		d.set(c)
+		return
+	case x.err != nil:
+		c.Status = Fail
+		c.Detail = "a request with the reply grammar failed: " + errText(x.err)
+		c.Fix = d.errorFix(x.err)
+		d.set(c)
+		return
+	}
+	accepted := !x.reply.GrammarRejected
+	d.facts.GrammarAccepted, d.facts.GrammarField = &accepted, field
+	if !accepted {
+		c.Detail = fmt.Sprintf("rejected in %s: %s; %s", field, textfmt.Excerpt(x.reply.GrammarError, 160), runs)
+		if used {
+			c.Status = Warn
+			c.Detail += ", so replies are not shaped: dev warns and sends them without it"
+			c.Fix = "set constrain to off in " + d.cfg.File + " to stop trying, or run a server that reads GBNF (llama.cpp; vLLM 0.10.2 and later in structured_outputs)"
+		}
+		d.set(c)
+		return
+	}
+	applied, told := d.grammarApplied()
+	if told {
+		d.facts.GrammarApplied = &applied
+	}
+	switch {
+	case !told:
+		c.Detail = fmt.Sprintf("accepted in %s (the reply had no content to tell whether it was applied); %s", field, runs)
+	case applied:
+		c.Detail = fmt.Sprintf("accepted and applied in %s: the reply began as the template; %s", field, runs)
+		if !used {
+			c.Detail += "; constrain on would let the server shape the replies"
+		}
+	default:
+		c.Detail = fmt.Sprintf("accepted in %s but not applied: the reply began %q; %s", field, textfmt.Excerpt(x.reply.Content, 30), runs)
+		if used {
+			c.Status = Warn
+			c.Detail += ", to no effect"
+			c.Fix = d.grammarIgnoredFix()
+		}
+	}
+	d.set(c)
+}
+
+// grammarIgnoredFix says what makes the server apply a grammar it took.
+func (d *doctor) grammarIgnoredFix() string {
+	switch d.server.Kind {
+	case llm.ServerVLLM:
+		return "vLLM reads guided_grammar before 0.10.2 and structured_outputs from 0.10.2: check that GET /version answers (dev picks the field by it), or set constrain to off in " + d.cfg.File
+	case llm.ServerLlamaCpp:
+		return "check that llama-server reads the grammar field (any recent build does), or set constrain to off in " + d.cfg.File
+	}
+	return "this server does not shape replies: set constrain to off (or auto) in " + d.cfg.File
+}
+
+func (d *doctor) constrainSetting() string {
+	if d.cfg.Constrain == "" {
+		return "auto"
+	}
+	return d.cfg.Constrain
+}
+
+// grammarWouldHelp reports whether turning constrain on could shape the
+// replies: the protocol probe went without the grammar, and the server
+// took it and applied it (or did not tell).
+func (d *doctor) grammarWouldHelp() bool {
+	if d.constrained || !d.grammar.ok() || d.grammar.reply.GrammarRejected {
+		return false
+	}
+	applied, told := d.grammarApplied()
+	return applied || !told
+}
+
+// protocolFix names what would help a model that gave no parseable reply,
+// in order: the server shaping the replies, the reply cap, a stronger
+// model (SPEC §18).
+func (d *doctor) protocolFix(cut, timeout bool) string {
+	var fixes []string
+	if d.grammarWouldHelp() {
+		how := "set constrain to on in " + d.cfg.File
+		if d.cfg.Constrain == "off" && llm.GrammarServer(d.server.Kind) {
+			how = "set constrain to auto (or on) in " + d.cfg.File
+		}
+		fixes = append(fixes, how+": the server shapes the replies to the template")
+	}
+	switch {
+	case cut:
+		fixes = append(fixes, fmt.Sprintf("raise maxTokens in %s above %s", d.cfg.File, textfmt.Thousands(int64(d.capped))))
+	case timeout:
+		fixes = append(fixes, fmt.Sprintf("lower maxTokens in %s (now %s) so that a rambling reply ends sooner", d.cfg.File, textfmt.Thousands(int64(d.capped))))
+	}
+	fixes = append(fixes, "use a stronger instruction-following model")
+	if len(fixes) == 1 {
+		return fixes[0]
+	}
+	for i := range fixes {
+		fixes[i] = fmt.Sprintf("%d) %s", i+1, fixes[i])
+	}
+	return "in order: " + strings.Join(fixes, "; ")
 }
 
 func (d *doctor) reachable() {
@@ -449,6 +590,9 @@ func (d *doctor) maxTokensText() string {
 	if d.cfg.MaxTokens != nil {
 		return fmt.Sprintf(" (maxTokens %d)", *d.cfg.MaxTokens)
 	}
+	if d.capped > 0 {
+		return fmt.Sprintf(" (the default maxTokens, %s tokens: a quarter of the context window)", textfmt.Thousands(int64(d.capped)))
+	}
 	return " (the server's output limit)"
 }
 
@@ -462,22 +606,30 @@ func (d *doctor) reasoningLimit() string {
 	return ""
 }
 
+// protocolCheck judges the protocol probe: a reply that parses is what
+// every step needs; none (a reply outside the template, one cut at its
+// cap, or none in time) is a failure, whose fix names what would help.
 func (d *doctor) protocolCheck() {
 	x := d.protocol
 	c := Check{Name: CheckProtocol, Status: OK}
 	tokens, estimated := x.tokens()
 	d.facts.ProtocolTokens, d.facts.ProtocolEstimate, d.facts.ProtocolSeconds = tokens, estimated, seconds(x.elapsed)
+	d.facts.ProtocolConstrained, d.facts.ProtocolMaxTokens = d.constrained, d.capped
 	count := textfmt.Thousands(int64(tokens))
 	if estimated {
 		count = "~" + count
 	}
 	after := fmt.Sprintf("after %s tokens, %s", count, duration(x.elapsed))
+	if d.constrained {
+		after += ", shaped by the server's grammar"
+	}
 	slower := "a stronger instruction-following model (or a lower temperature) does better"
 	switch {
 	case x.timeout:
-		c.Status = Warn
-		c.Detail = fmt.Sprintf("no complete reply within %s (about %s tokens so far)", duration(d.timeouts.Protocol), textfmt.Thousands(int64((x.contentBytes+x.reasoningBytes+3)/4)))
-		c.Fix = "each step of a run will take at least this long; a faster or non-thinking model helps"
+		c.Status = Fail
+		c.Detail = fmt.Sprintf("no complete reply within %s (about %s tokens so far, of at most %s): no reply to parse",
+			duration(d.timeouts.Protocol), textfmt.Thousands(int64((x.contentBytes+x.reasoningBytes+3)/4)), textfmt.Thousands(int64(d.capped)))
+		c.Fix = d.protocolFix(false, true)
 		d.set(c)
 		return
 	case x.err != nil:
@@ -492,13 +644,13 @@ func (d *doctor) protocolCheck() {
 	resp, err := parser.Parse(x.reply.Content, []string{"DONE"})
 	switch {
 	case x.reply.FinishReason == "length" && err != nil:
-		c.Status = Warn
-		c.Detail = "the reply was cut off " + after + d.maxTokensText()
-		c.Fix = "raise or remove maxTokens in " + d.cfg.File
+		c.Status = Fail
+		c.Detail = "the reply ran to its token limit" + d.maxTokensText() + " before the template was complete (" + after + ")"
+		c.Fix = d.protocolFix(true, false)
 	case err != nil:
-		c.Status = Warn
+		c.Status = Fail
 		c.Detail = "not in the template " + after + ": " + textfmt.Excerpt(textfmt.FirstLine(err.Error()), 200)
-		c.Fix = "dev sends such errors back and the model may recover, but one that keeps failing ends the run (exit 5): " + slower
+		c.Fix = d.protocolFix(false, false) + " (dev sends the error back, but a model that keeps failing ends the run with exit 5)"
 	case len(resp.Tools) == 0 || resp.Tools[0].Name != "DONE" || !saysOK(resp.Tools[0].Input):
 		parsed = true
 		got := "no tool"

@@ -2,14 +2,16 @@
 // to change: whether it answers, which server it is, whether it serves the
 // model, the context window it really gives, how it streams (first token,
 // usage, reasoning, stream_options), whether its chat template accepts the
-// conversation shape dev sends, and whether the model answers in the
-// protocol's template. Run returns a Report; it never prints and never
+// conversation shape dev sends, whether it accepts and applies the reply
+// grammar, and whether the model answers in the protocol's template. Run returns a Report; it never prints and never
 // writes anything.
 package doctor
 
 import (
 	"context"
 	"time"
+
+	"github.com/devagent/dev/llm"
 )
 
 // Status is a check's outcome.
@@ -33,6 +35,7 @@ const (
 	CheckStreaming = "streaming"
 	CheckReasoning = "reasoning"
 	CheckRoles     = "roles"
+	CheckGrammar   = "grammar"
 	CheckProtocol  = "protocol"
 	CheckSafety    = "safety"
 	// CheckCheckpoints needs no server either (checkpoints.go); its name
@@ -41,7 +44,7 @@ const (
 )
 
 var checkOrder = []string{CheckConfig, CheckReachable, CheckServer, CheckModel, CheckContext,
-	CheckStreaming, CheckReasoning, CheckRoles, CheckProtocol, CheckSafety, CheckCheckpoints}
+	CheckStreaming, CheckReasoning, CheckRoles, CheckGrammar, CheckProtocol, CheckSafety, CheckCheckpoints}
 
 // Check is one line of the report.
 type Check struct {
@@ -70,11 +73,22 @@ type Facts struct {
 	// ReasoningField is where reasoning came: "reasoning_content",
 	// "reasoning", "reasoning_text", "<think>" (inline in the content),
 	// or "" when none was seen.
-	ReasoningField   string   `json:"reasoningField,omitempty"`
-	ProtocolParsed   *bool    `json:"protocolParsed,omitempty"`
-	ProtocolTokens   int      `json:"protocolTokens,omitempty"`
-	ProtocolSeconds  *float64 `json:"protocolSeconds,omitempty"`
-	ProtocolEstimate bool     `json:"protocolTokensEstimated,omitempty"` // no usage: ProtocolTokens counts 4 bytes per token
+	ReasoningField string `json:"reasoningField,omitempty"`
+	// GrammarAccepted says whether the server took a request with the
+	// reply grammar; GrammarApplied whether the reply began as the grammar
+	// allows (nil: the reply did not tell); GrammarField is the body field
+	// it went in.
+	GrammarAccepted *bool  `json:"grammarAccepted,omitempty"`
+	GrammarApplied  *bool  `json:"grammarApplied,omitempty"`
+	GrammarField    string `json:"grammarField,omitempty"`
+	// ProtocolConstrained: the protocol probe carried the grammar, as a
+	// run's requests would; ProtocolMaxTokens is the reply cap it sent.
+	ProtocolConstrained bool     `json:"protocolConstrained,omitempty"`
+	ProtocolMaxTokens   int      `json:"protocolMaxTokens,omitempty"`
+	ProtocolParsed      *bool    `json:"protocolParsed,omitempty"`
+	ProtocolTokens      int      `json:"protocolTokens,omitempty"`
+	ProtocolSeconds     *float64 `json:"protocolSeconds,omitempty"`
+	ProtocolEstimate    bool     `json:"protocolTokensEstimated,omitempty"` // no usage: ProtocolTokens counts 4 bytes per token
 }
 
 // Report is the outcome of Run.
@@ -121,6 +135,15 @@ type Config struct {
 	MaxContextTokens      int
 	Temperature           *float64 // sent as the run would send them
 	MaxTokens             *int
+	// Thinking is the thinking level runs ask for: "off" leaves the
+	// <think> block out of the grammar; low, medium and high double the
+	// default reply cap.
+	Thinking llm.Thinking
+	// Constrain is the constrain setting: "auto", "on" or "off" (SPEC §18).
+	Constrain string
+	// Grammar is the GBNF of the worker's replies as a run would send it
+	// (the grammar probe sends it); "" probes with the protocol probe's.
+	Grammar string
 
 	File      string   // config.json's path, named in fixes
 	FileFound bool     // false: no file, the defaults are in use

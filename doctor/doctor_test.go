@@ -189,6 +189,45 @@ var scenarios = []scenario{
 		})
 		return config(s)
 	}},
+	// The replies the server shapes (SPEC §18).
+	{"unconstrained", func(t *testing.T) doctor.Config {
+		// constrain off on llama.cpp, and a model that answers outside
+		// the template: the fix starts with constrain.
+		s := server(t, llmtest.LlamaCpp, 32768, model)
+		s.Respond(func(req llmtest.Request) (llmtest.Response, bool) {
+			switch {
+			case isPing(req):
+				return answer("")(req)
+			case req.Grammar != "":
+				return llmtest.Response{Content: "# Agent Response\n\n## Tho", FinishReason: "length"}, true
+			}
+			return llmtest.Response{Content: "Sure! Here is the template you asked for: DONE, OK.", Usage: &llm.Usage{PromptTokens: 201, CompletionTokens: 14, TotalTokens: 215}}, true
+		})
+		c := config(s)
+		c.Constrain = "off"
+		return c
+	}},
+	{"grammar-rejected", func(t *testing.T) doctor.Config {
+		// A server that refuses the grammar: the run would warn and go
+		// on without it; the protocol probe goes without it too.
+		s := server(t, llmtest.LlamaCpp, 32768, model)
+		s.RejectGrammar()
+		s.Respond(answer(""))
+		return config(s)
+	}},
+	{"cut-at-default-cap", func(t *testing.T) doctor.Config {
+		// maxTokens unset: the probe is capped at a quarter of the window,
+		// and a reply that runs to it says so, not "slow".
+		s := server(t, llmtest.VLLM, 8192, model)
+		s.Respond(func(req llmtest.Request) (llmtest.Response, bool) {
+			if isPing(req) || req.MaxTokens != 2048 {
+				return answer("")(req)
+			}
+			return llmtest.Response{Content: "# Agent Response\n\n## Thoughts\n" + strings.Repeat("I think. ", 300), FinishReason: "length",
+				Usage: &llm.Usage{PromptTokens: 201, CompletionTokens: 2048, TotalTokens: 2249}}, true
+		})
+		return config(s)
+	}},
 	{"still-reasoning", func(t *testing.T) doctor.Config {
 		s := server(t, llmtest.LlamaCpp, 65536, model)
 		s.Respond(func(req llmtest.Request) (llmtest.Response, bool) {
@@ -199,6 +238,7 @@ var scenarios = []scenario{
 		})
 		c := config(s)
 		c.Timeouts.Protocol = 300 * time.Millisecond
+		c.Timeouts.Roles = 300 * time.Millisecond // the grammar probe's too
 		return c
 	}},
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/devagent/dev/llm"
+	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/prompts"
 )
 
@@ -22,7 +23,12 @@ type doctor struct {
 	serverRan bool
 	stream    exchange // the one-token request
 	roles     exchange // system, user, assistant, user
+	grammar   exchange // a short request with the reply grammar
 	protocol  exchange // the template probe
+	// constrained: the protocol probe carries the grammar, as a run's
+	// requests would; capped is its reply cap.
+	constrained bool
+	capped      int
 
 	checks map[string]Check
 	facts  Facts
@@ -86,6 +92,9 @@ func (d *doctor) run(ctx context.Context) {
 		if d.roles.err != nil && rejectsShape(d.roles.err, d.stream) {
 			stop = "the chat template rejects dev's requests"
 		}
+	}
+	if stop == "" && ctx.Err() == nil {
+		d.probeGrammar(ctx)
 	}
 	if stop == "" && ctx.Err() == nil {
 		d.probeProtocol(ctx)
@@ -188,13 +197,79 @@ func (d *doctor) probeRoles(ctx context.Context) {
 	d.roles = d.exchange(ctx, d.timeouts.Roles, req)
 }
 
+// grammarTokens are enough tokens of a reply to see whether it begins as
+// the grammar allows.
+const grammarTokens = 8
+
+// probeGrammar sends a short request with the reply grammar, as the client
+// of a run would: whether the server takes it, and whether the reply
+// begins as the grammar allows. A rejection makes the client send no
+// grammar after, as in a run.
+//
+// The request asks for a one-word answer, which no model writes as the
+// template unless the grammar makes it.
+func (d *doctor) probeGrammar(ctx context.Context) {
+	g := d.cfg.Grammar
+	if g == "" {
+		g = d.protocolGrammar()
+	}
+	req := llm.Request{Model: d.cfg.Model, Temperature: d.cfg.Temperature, MaxTokens: intPtr(grammarTokens), Grammar: g,
+		Messages: []llm.Message{{Role: llm.RoleUser, Content: prompts.DoctorPing}}}
+	d.grammar = d.exchange(ctx, d.timeouts.Roles, req)
+}
+
+// protocolGrammar is the grammar of the protocol probe's replies: DONE is
+// its one tool.
+func (d *doctor) protocolGrammar() string {
+	return parser.ReplyGrammar([]parser.GrammarTool{{Name: "DONE", Input: parser.InputText}},
+		parser.GrammarOptions{Thinking: llm.ThinkBlock(d.cfg.Thinking, d.server), ReplyCap: d.replyCap()}).GBNF()
+}
+
+// constrains reports whether a run's requests carry the grammar: constrain
+// on, or auto on a server known to apply it (SPEC §18).
+func (d *doctor) constrains() bool {
+	switch d.cfg.Constrain {
+	case "on":
+		return true
+	case "off":
+		return false
+	}
+	return llm.GrammarServer(d.server.Kind)
+}
+
 // probeProtocol asks for the template with DONE and OK, with the run's
-// temperature and maxTokens, and times the whole reply.
+// temperature, reply cap (maxTokens, or the default of SPEC §18) and
+// grammar when a run would send one, and times the whole reply.
 func (d *doctor) probeProtocol(ctx context.Context) {
 	system, request := prompts.DoctorProtocol()
-	req := llm.Request{Model: d.cfg.Model, Temperature: d.cfg.Temperature, MaxTokens: d.cfg.MaxTokens,
+	d.capped = d.replyCap()
+	req := llm.Request{Model: d.cfg.Model, Temperature: d.cfg.Temperature, MaxTokens: intPtr(d.capped),
 		Messages: []llm.Message{{Role: llm.RoleSystem, Content: system}, {Role: llm.RoleUser, Content: request}}}
+	if d.constrains() {
+		req.Grammar = d.protocolGrammar()
+	}
 	d.protocol = d.exchange(ctx, d.timeouts.Protocol, req)
+	// As sent: the client drops a grammar the server rejected.
+	d.constrained = req.Grammar != "" && !d.client.GrammarRejected()
+}
+
+// replyCap is the max_tokens a run's request would send: maxTokens, or the
+// default cap of the window dev works with, doubled for a model seen or
+// asked to reason.
+func (d *doctor) replyCap() int {
+	if d.cfg.MaxTokens != nil {
+		return *d.cfg.MaxTokens
+	}
+	window := d.cfg.MaxContextTokens
+	if w := d.server.Window; w > 0 && (window <= 0 || w < window) {
+		window = w
+	}
+	reasons := d.stream.reasoningField != "" || d.roles.reasoningField != ""
+	switch d.cfg.Thinking {
+	case llm.ThinkingLow, llm.ThinkingMedium, llm.ThinkingHigh:
+		reasons = true
+	}
+	return llm.DefaultMaxTokens(window, reasons)
 }
 
 // exchange streams req within timeout, timing the first piece of content

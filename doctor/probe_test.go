@@ -40,7 +40,11 @@ func TestFacts(t *testing.T) {
 		f.ProtocolTokens != 31 || f.ProtocolEstimate || f.ProtocolSeconds == nil {
 		t.Errorf("protocol facts = %+v", f)
 	}
-	if !r.OK || r.Count(doctor.Warn) != 1 || r.Count(doctor.OK) != 10 {
+	if f.GrammarAccepted == nil || !*f.GrammarAccepted || f.GrammarApplied == nil || !*f.GrammarApplied || f.GrammarField != "grammar" ||
+		!f.ProtocolConstrained || f.ProtocolMaxTokens != 2048 {
+		t.Errorf("grammar facts = %+v", f)
+	}
+	if !r.OK || r.Count(doctor.Warn) != 1 || r.Count(doctor.OK) != 11 {
 		t.Errorf("report OK %v, %d ok, %d warnings", r.OK, r.Count(doctor.OK), r.Count(doctor.Warn))
 	}
 }
@@ -55,8 +59,8 @@ func TestProbeRequests(t *testing.T) {
 	cfg.Temperature, cfg.MaxTokens = ptr(0.2), ptr(4096)
 	doctor.Run(context.Background(), cfg)
 	reqs := s.Requests()
-	if len(reqs) != 3 {
-		t.Fatalf("%d chat requests, want 3 (streaming, roles, protocol)", len(reqs))
+	if len(reqs) != 4 {
+		t.Fatalf("%d chat requests, want 4 (streaming, roles, grammar, protocol)", len(reqs))
 	}
 	roles := func(r llmtest.Request) string {
 		var rs []string
@@ -68,7 +72,7 @@ func TestProbeRequests(t *testing.T) {
 	want := []struct {
 		roles     string
 		maxTokens float64
-	}{{"user", 1}, {"system,user,assistant,user", 1}, {"system,user", 4096}}
+	}{{"user", 1}, {"system,user,assistant,user", 1}, {"user", 8}, {"system,user", 4096}}
 	for i, r := range reqs {
 		if got := roles(r); got != want[i].roles {
 			t.Errorf("request %d roles %s, want %s", i, got, want[i].roles)
@@ -88,8 +92,37 @@ func TestProbeRequests(t *testing.T) {
 			t.Errorf("request %d for model %q", i, r.Model)
 		}
 	}
-	if !strings.Contains(reqs[2].Messages[0].Content, "# Agent Response") || !strings.Contains(reqs[2].Messages[1].Content, "tool DONE, input OK") {
-		t.Errorf("the protocol probe does not ask for the template:\n%+v", reqs[2].Messages)
+	if !strings.Contains(reqs[3].Messages[0].Content, "# Agent Response") || !strings.Contains(reqs[3].Messages[1].Content, "tool DONE, input OK") {
+		t.Errorf("the protocol probe does not ask for the template:\n%+v", reqs[3].Messages)
+	}
+	// On vLLM with constrain auto, the grammar probe and the protocol
+	// probe carry a grammar, in vLLM's field; the others none.
+	for i, want := range []string{"", "", "structured_outputs.grammar", "structured_outputs.grammar"} {
+		if reqs[i].GrammarField != want {
+			t.Errorf("request %d carried a grammar in %q, want %q", i, reqs[i].GrammarField, want)
+		}
+	}
+	if g := reqs[3].Grammar; !strings.Contains(g, `"DONE\n\n## Tool Input\n"`) || strings.Contains(g, "READ_FILE") {
+		t.Errorf("the protocol probe's grammar is not DONE's alone:\n%s", g)
+	}
+}
+
+// With maxTokens unset the protocol probe is capped as a run would be (a
+// quarter of the window), and with constrain off it carries no grammar;
+// the grammar probe sends the worker's grammar when given.
+func TestProtocolProbeAsARun(t *testing.T) {
+	t.Parallel()
+	s := server(t, llmtest.LlamaCpp, 8192, model)
+	s.Respond(answer(""))
+	cfg := config(s)
+	cfg.Constrain, cfg.Grammar = "off", "root ::= \"# Agent Response\\n\""
+	r := doctor.Run(context.Background(), cfg)
+	reqs := s.Requests()
+	if len(reqs) != 4 || reqs[2].Grammar != cfg.Grammar || reqs[3].Grammar != "" || reqs[3].MaxTokens != 2048 {
+		t.Fatalf("requests: grammar probe %q, protocol probe grammar %q max_tokens %d", reqs[2].Grammar, reqs[3].Grammar, reqs[3].MaxTokens)
+	}
+	if r.Facts.ProtocolConstrained || r.Facts.ProtocolMaxTokens != 2048 {
+		t.Errorf("facts %+v", r.Facts)
 	}
 }
 
@@ -112,7 +145,7 @@ func TestHungServer(t *testing.T) {
 	if c.Status != doctor.Fail || c.Detail != "no answer to GET /v1/models within 100 ms" || !strings.Contains(c.Fix, "not stuck") {
 		t.Errorf("reachable = %+v", c)
 	}
-	if n := r.Count(doctor.Skip); n != 7 || check(t, r, doctor.CheckProtocol).Detail != "not checked: the server did not answer" {
+	if n := r.Count(doctor.Skip); n != 8 || check(t, r, doctor.CheckProtocol).Detail != "not checked: the server did not answer" {
 		t.Errorf("%d skipped, protocol %+v", n, check(t, r, doctor.CheckProtocol))
 	}
 }

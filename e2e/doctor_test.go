@@ -56,9 +56,10 @@ func TestDoctorLlamaCpp(t *testing.T) {
 		"; usage reported; stream_options accepted\n",
 		"  ok    reasoning  in the reasoning_content field",
 		"  ok    roles      system, user, assistant, user: accepted\n",
+		"  ok    grammar    accepted and applied in grammar: the reply began as the template; runs send it (constrain auto)\n",
 		"  ok    protocol   answered in the template (DONE \"OK\") after 24 tokens, ",
 		"  ok    snapshots  " + w.dir + " holds ",
-		"\n10 ok, 1 warning, nothing failed\n",
+		"\n11 ok, 1 warning, nothing failed\n",
 	} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
@@ -96,7 +97,7 @@ func TestDoctorOllamaJSON(t *testing.T) {
 	for _, c := range report.Checks {
 		names = append(names, c.Name)
 	}
-	want := []string{"config", "reachable", "server", "model", "context", "streaming", "reasoning", "roles", "protocol", "safety", "snapshots"}
+	want := []string{"config", "reachable", "server", "model", "context", "streaming", "reasoning", "roles", "grammar", "protocol", "safety", "snapshots"}
 	if !report.OK || report.APIURL != w.srv.BaseURL() || !slices.Equal(names, want) {
 		t.Errorf("report ok %v, apiUrl %s, checks %q", report.OK, report.APIURL, names)
 	}
@@ -119,7 +120,7 @@ func TestDoctorDeadServer(t *testing.T) {
 		"  fail  reachable  cannot connect to " + w.srv.BaseURL() + ": connection refused\n",
 		"fix: start the server, or set apiUrl in " + filepath.Join(w.home, "config.json") + " (or DEV_API_URL) to where it listens\n",
 		"  skip  protocol   not checked: the server is unreachable\n",
-		"3 ok, 0 warnings, 7 not checked, 1 failed\n",
+		"3 ok, 0 warnings, 8 not checked, 1 failed\n",
 		"  ok    safety     sandbox off",
 	} {
 		if !strings.Contains(r.stdout, want) {
@@ -143,7 +144,7 @@ func TestDoctorWithoutConfigWritesNothing(t *testing.T) {
 	if want := "  ok    config     no file at " + filepath.Join(w.home, "config.json") + ": using the defaults"; !strings.Contains(r.stdout, want) {
 		t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
 	}
-	if !strings.Contains(r.stdout, "  ok    server     vLLM (GET /v1/models)\n") {
+	if !strings.Contains(r.stdout, "  ok    server     vLLM 0.11.0 (GET /v1/models)\n") {
 		t.Errorf("the environment's apiUrl was not used:\n%s", r.stdout)
 	}
 	if got := w.homeFiles(); len(got) != 0 {
@@ -227,5 +228,59 @@ func TestDoctorSafetyAndProfile(t *testing.T) {
 	w.writeConfig(map[string]any{"apiUrl": w.srv.BaseURL(), "model": "mock-model", "sandbox": "workspace"})
 	if r := w.run("doctor"); !strings.Contains(r.stdout, "safety     sandbox workspace (Landlock ABI") {
 		t.Errorf("sandbox workspace:\n%s", r.stdout)
+	}
+}
+
+// A protocol probe that gets no parseable reply is a failure (exit 1), not
+// "nothing failed": its fix names what would help, in order (SPEC §18).
+// The grammar probe sends the worker's grammar, custom tools included.
+func TestDoctorNoParseableReplyFails(t *testing.T) {
+	w := newWorld(t, map[string]any{"constrain": "off",
+		"tools": []map[string]any{{"name": "RUN_TESTS", "description": "Runs the tests.", "command": "true"}}})
+	w.srv.Impersonate(llmtest.LlamaCpp, 32768)
+	w.srv.Respond(func(req llmtest.Request) (llmtest.Response, bool) {
+		if n, _ := req.Raw["max_tokens"].(float64); n == 1 {
+			return llmtest.Response{Content: "OK", FinishReason: "length"}, true
+		}
+		if req.Grammar != "" {
+			return llmtest.Response{Content: "# Agent Res", FinishReason: "length"}, true // shaped
+		}
+		return llmtest.Response{Content: "Sure! def main(): print('OK')"}, true
+	})
+	r := w.run("doctor")
+	r.expect(t, 1)
+	for _, want := range []string{
+		"  ok    grammar    accepted and applied in grammar: the reply began as the template; runs do not send it (constrain off)",
+		"  fail  protocol   not in the template after ",
+		"fix: in order: 1) set constrain to auto (or on) in " + filepath.Join(w.home, "config.json") + ": the server shapes the replies to the template; 2) use a stronger instruction-following model",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	var grammarProbe, protocol llmtest.Request
+	for _, req := range w.srv.Requests() {
+		if n, _ := req.Raw["max_tokens"].(float64); n == 8 {
+			grammarProbe = req
+		} else if n > 8 {
+			protocol = req
+		}
+	}
+	if !strings.Contains(grammarProbe.Grammar, `"RUN_TESTS\n\n## Tool Input\n"`) || !strings.Contains(grammarProbe.Grammar, `"WRITE_FILE\n\n## Tool Input\n"`) {
+		t.Errorf("the grammar probe did not send the worker's grammar:\n%s", grammarProbe.Grammar)
+	}
+	if protocol.Grammar != "" || protocol.MaxTokens != 8192 {
+		t.Errorf("protocol probe: grammar %q, max_tokens %d; want none with constrain off, and a quarter of the window", protocol.Grammar, protocol.MaxTokens)
+	}
+
+	// constrain auto (the default) on llama.cpp: the protocol probe is
+	// constrained, and the shaped reply parses.
+	w.writeConfig(map[string]any{"apiUrl": w.srv.BaseURL(), "model": "mock-model"})
+	w.srv.Respond(probeAnswers(""))
+	r = w.run("doctor", "--json")
+	r.expect(t, 0)
+	var report struct{ Facts map[string]any }
+	if err := json.Unmarshal([]byte(r.stdout), &report); err != nil || report.Facts["protocolConstrained"] != true || report.Facts["grammarAccepted"] != true {
+		t.Errorf("facts %v (%v)", report.Facts, err)
 	}
 }

@@ -81,6 +81,9 @@ type ContextWindow struct {
 	Server       string // the server's kind ("" when not recognised)
 	ServerWindow int    // the server's window, 0 when it did not say
 	Source       string // where ServerWindow (or Server) came from
+	// Constrained: the run's requests carry the grammar of the replies
+	// (constrain; SPEC §18).
+	Constrained bool
 }
 
 // RequestStarted: a request is about to be sent to the model.
@@ -154,10 +157,23 @@ type FileChange struct {
 }
 
 // FormatProblem: a reply could not be used; the model is told why.
+// Attempt counts the retries the problem calls for, never more than Max:
+// Final is the problem that used the retries up (there is no new
+// attempt).
 type FormatProblem struct {
 	Agent        Agent
 	Message      string
 	Attempt, Max int
+	Final        bool
+	// Cut: the reply ran to its output limit, Limit tokens, set by
+	// maxTokens (Configured) or dev's default (SPEC §18).
+	Cut        bool
+	Limit      int
+	Configured bool
+	// Head and Tail are the reply's first and last lines that are not
+	// blank (Tail empty when Head holds them all); Lines counts its lines.
+	Head, Tail []string
+	Lines      int
 }
 
 // Retrying: a request failed and will be sent again after Wait.

@@ -29,6 +29,8 @@ type Client struct {
 	// noStreamOptions: the server rejected stream_options once; do not send
 	// it again for the client's lifetime.
 	noStreamOptions atomic.Bool
+	// noGrammar: the server rejected a grammar once; send none again.
+	noGrammar atomic.Bool
 
 	discoverMu sync.Mutex
 	discovered map[string]ServerInfo // by model: Discover probes once
@@ -178,11 +180,31 @@ func (c *Client) finish(err error) error {
 // it, and never again during the client's lifetime. An unknown model is
 // reported with the models the server lists, when it answers GET /models.
 func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (Reply, error) {
+	if c.noGrammar.Load() {
+		req.Grammar = ""
+	}
 	withUsage := !c.noStreamOptions.Load()
 	reply, err := c.streamOnce(ctx, req, withUsage, onDelta)
-	if withUsage && rejectsStreamOptions(err) {
-		c.noStreamOptions.Store(true)
-		reply, err = c.streamOnce(ctx, req, false, onDelta)
+	// Each rejection is cured once, in whichever order the server names
+	// them.
+	var grammarError string
+	for range 2 {
+		switch {
+		case withUsage && rejectsStreamOptions(err):
+			c.noStreamOptions.Store(true)
+			withUsage = false
+		case req.Grammar != "" && rejectsGrammar(err):
+			c.noGrammar.Store(true)
+			grammarError = errorMessage(err)
+			req.Grammar = ""
+		default:
+			continue
+		}
+		reply, err = c.streamOnce(ctx, req, withUsage, onDelta)
+	}
+	if err == nil {
+		reply.Constrained = req.Grammar != ""
+		reply.GrammarRejected, reply.GrammarError = grammarError != "", grammarError
 	}
 	var e *Error
 	if errors.As(err, &e) && e.Kind == KindModelNotFound && ctx.Err() == nil {
@@ -197,6 +219,31 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 // stream_options.include_usage, so that requests now go without it (and
 // without usage, unless the server sends it anyway).
 func (c *Client) StreamOptionsRejected() bool { return c.noStreamOptions.Load() }
+
+// GrammarRejected reports whether the server rejected a grammar, so that
+// requests now go without one.
+func (c *Client) GrammarRejected() bool { return c.noGrammar.Load() }
+
+// rejectsGrammar reports whether err is the server refusing the grammar:
+// a 4xx or 5xx whose message names it (llama.cpp: "failed to parse
+// grammar"; a server that knows no such field: "Unrecognized request
+// argument supplied: grammar").
+func rejectsGrammar(err error) bool {
+	var e *Error
+	if !errors.As(err, &e) || e.Status < 400 || e.Kind == KindOverflow {
+		return false
+	}
+	m := strings.ToLower(e.Message)
+	return strings.Contains(m, "grammar") || strings.Contains(m, "structured_outputs") || strings.Contains(m, "structured outputs")
+}
+
+func errorMessage(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return err.Error()
+}
 
 func rejectsStreamOptions(err error) bool {
 	var e *Error

@@ -50,6 +50,10 @@ type ServerInfo struct {
 	// unknown. Unless the server runs with a unified KV cache, -c is split
 	// among them, and Window is one slot's share.
 	Slots int
+	// Reasoning: the chat template the server applies handles reasoning
+	// (llama.cpp's /props chat_template mentions <think> or
+	// enable_thinking): the model thinks unless told not to.
+	Reasoning bool
 }
 
 // Discover asks the server, once per client and model, what it is and how
@@ -76,6 +80,7 @@ func (c *Client) Discover(ctx context.Context, model string) ServerInfo {
 		func() probeResult { return c.probeOllama(ctx, root+"/api/ps", model) },
 		func() probeResult { return c.probeLMStudio(ctx, root+"/api/v1/models", model) },
 		func() probeResult { return c.probeOllamaVersion(ctx, root+"/api/version") },
+		func() probeResult { return c.probeVLLMVersion(ctx, root+"/version") },
 	}
 	results := make([]probeResult, len(probes))
 	var wg sync.WaitGroup
@@ -100,9 +105,13 @@ type probeResult struct {
 	source string
 	// generic marks a window from a field any server could send
 	// (context_length in /v1/models): used only when no probe names a server.
-	generic bool
-	version string
-	slots   int
+	generic   bool
+	reasoning bool
+	// versionOnly: the probe gives kind's version, but answering it does
+	// not make a server that kind (vLLM's /version is too plain a shape).
+	versionOnly bool
+	version     string
+	slots       int
 }
 
 func pickServer(results []probeResult) ServerInfo {
@@ -118,6 +127,7 @@ func pickServer(results []probeResult) ServerInfo {
 		if info.Slots == 0 {
 			info.Slots = r.slots
 		}
+		info.Reasoning = info.Reasoning || r.reasoning
 	}
 	return info
 }
@@ -136,7 +146,7 @@ func pickWindow(results []probeResult) ServerInfo {
 		}
 	}
 	for _, r := range results {
-		if r.kind != ServerUnknown {
+		if r.kind != ServerUnknown && !r.versionOnly {
 			info.Kind = r.kind
 			if info.Source == "" {
 				info.Source = r.source
@@ -213,14 +223,22 @@ func (c *Client) probeProps(ctx context.Context, url string) probeResult {
 		Settings *struct {
 			NCtx lenientInt `json:"n_ctx"`
 		} `json:"default_generation_settings"`
-		TotalSlots lenientInt    `json:"total_slots"`
-		BuildInfo  lenientString `json:"build_info"`
+		TotalSlots   lenientInt    `json:"total_slots"`
+		BuildInfo    lenientString `json:"build_info"`
+		ChatTemplate lenientString `json:"chat_template"`
 	}
 	if !c.getJSON(ctx, url, &props) || props.Settings == nil {
 		return probeResult{}
 	}
 	return probeResult{kind: ServerLlamaCpp, window: int(props.Settings.NCtx), source: "GET /props default_generation_settings.n_ctx",
-		version: string(props.BuildInfo), slots: int(props.TotalSlots)}
+		version: string(props.BuildInfo), slots: int(props.TotalSlots), reasoning: templateReasons(string(props.ChatTemplate))}
+}
+
+// templateReasons reports whether a chat template handles reasoning: it
+// writes or strips <think> blocks, or reads enable_thinking.
+func templateReasons(t string) bool {
+	t = strings.ToLower(t)
+	return strings.Contains(t, "<think>") || strings.Contains(t, "enable_thinking") || strings.Contains(t, "reasoning_content")
 }
 
 // probeOllama reads Ollama's GET /api/ps: the context_length of the loaded
@@ -259,6 +277,19 @@ func (c *Client) probeOllamaVersion(ctx context.Context, url string) probeResult
 		return probeResult{}
 	}
 	return probeResult{kind: ServerOllama, source: "GET /api/version", version: string(v.Version)}
+}
+
+// probeVLLMVersion reads vLLM's GET /version ({"version":"0.11.0"}): the
+// version decides the field that carries a grammar. It names vLLM only
+// for a server other probes recognise as vLLM.
+func (c *Client) probeVLLMVersion(ctx context.Context, url string) probeResult {
+	var v struct {
+		Version lenientString `json:"version"`
+	}
+	if !c.getJSON(ctx, url, &v) || v.Version == "" {
+		return probeResult{}
+	}
+	return probeResult{kind: ServerVLLM, source: "GET /version", version: string(v.Version), versionOnly: true}
 }
 
 // SameOllamaModel reports whether two Ollama model names are the same model:

@@ -119,6 +119,10 @@ const (
 	reasoningCut = "Okay, the user wants hello.txt. First I should check whether it exists, then decide whether to write it. Let me think about the format of the"
 )
 
+// grammarReply is SmolLM2's reply to a request that carried the template's
+// grammar (llamacpp-b11434/grammar-stream.txt).
+const grammarReply = "# Agent Response\n\n## Thoughts\nThe task is completed.\n\n## Task List\n[x] finished task\n[~] task in progress\n[ ] pending task\n\n## Tool Choice\nLIST_DIRECTORY\n\n## Tool Input\n\"src/hello.txt\"\n"
+
 var ollamaModels = []string{"tiny-agent:latest", "tiny-loop:latest", "tiny-pass:latest", "tiny-think:latest", "tiny-tools:latest", "tiny:latest"}
 
 // fixtureCase says what the client must make of one fixture file, as the
@@ -131,9 +135,11 @@ type fixtureCase struct {
 	// deliberately does not read).
 	use string
 
-	// discover: where the file is served, for which model, and the result.
+	// discover: where the file is served, for which model, and the result;
+	// also serves other fixtures at their paths ("GET /v1/models").
 	path, model string
 	server      ServerInfo
+	also        map[string]string
 
 	content, reasoning, finish string
 	field                      string // the reasoning field, when there is reasoning
@@ -190,6 +196,10 @@ var fixtureCases = []fixtureCase{
 		usage: usage(20, 8, 28), cache: &PromptCache{CachedTokens: 3, ProcessedTokens: 17}},
 	{file: "llamacpp-b11434/overflow-400.txt", use: "chat", err: true, kind: KindOverflow, status: 400,
 		message: "request (9031 tokens) exceeds the available context size (8192 tokens), try increasing it", contextLimit: 8192, promptTokens: 9031},
+	{file: "llamacpp-b11434/grammar-stream.txt", use: "chat", content: grammarReply, stripped: strings.TrimSpace(grammarReply), finish: "stop",
+		usage: usage(968, 64, 1032), cache: &PromptCache{CachedTokens: 967, ProcessedTokens: 1}},
+	{file: "llamacpp-b11434/grammar-invalid-400.txt", use: "chat", err: true, kind: KindBadRequest, status: 400,
+		message: "Failed to initialize samplers: failed to parse grammar"},
 	{file: "llamacpp-b11434/jinja-alternation-400.txt", use: "chat", err: true, kind: KindBadRequest, status: 400,
 		message: "Jinja Exception: Conversation roles must alternate user/assistant/user/assistant/..."},
 
@@ -214,6 +224,11 @@ var fixtureCases = []fixtureCase{
 		message:      "This model's maximum context length is 2048 tokens. However, your request has 8 input tokens plus 2045 'max_tokens'. Please reduce one or the other. (parameter=input_tokens, max_tokens, value=(8, 2045))",
 		contextLimit: 2048, promptTokens: 8, maxTokensCause: true},
 	{file: "documented/vllm-models.txt", use: "models", models: []string{"Qwen/Qwen3-8B"}},
+	// /version gives the version of a server /v1/models names vLLM; alone
+	// it names nothing (its shape is too plain).
+	{file: "documented/vllm-version.txt", use: "discover", path: "/version", model: "Qwen/Qwen3-8B",
+		also:   map[string]string{"GET /v1/models": "documented/vllm-models.txt"},
+		server: ServerInfo{Kind: ServerVLLM, Window: 32768, Source: "GET /v1/models max_model_len", Version: "0.11.0"}},
 	{file: "documented/lmstudio-stream-inline-think.txt", use: "chat",
 		content: "<think>\n" + reasoningR + "\n</think>\n\n" + replyR, finish: "stop", // zero usage: unknown
 		stripped: replyR, thinking: reasoningR},
@@ -290,7 +305,11 @@ func TestFixtures(t *testing.T) {
 					t.Errorf("models = %q, want %q", got, tc.models)
 				}
 			case "discover":
-				srv := pathServer(t, map[string]fixture{"GET " + tc.path: f})
+				routes := map[string]fixture{"GET " + tc.path: f}
+				for path, file := range tc.also {
+					routes[path] = loadFixture(t, file)
+				}
+				srv := pathServer(t, routes)
 				got := New(Config{BaseURL: srv.URL + "/v1"}).Discover(context.Background(), tc.model)
 				if got != tc.server {
 					t.Errorf("Discover = %+v, want %+v", got, tc.server)

@@ -46,6 +46,11 @@ type Request struct {
 	// …). Its keys win over dev's optional ones; model, messages, stream
 	// and stream_options are dev's (config refuses them).
 	Extra map[string]any
+	// Grammar is a GBNF grammar the reply must follow, sent in the field
+	// of the server dev discovered (see grammar.go); "" sends none. A
+	// server that rejects it gets the request again without it, and no
+	// grammar for the client's lifetime.
+	Grammar string
 	// Stop, when set, sees every piece of the reply as it arrives; true
 	// closes the request there (the server stops generating) and Stream
 	// returns what came so far, Reply.Stopped set.
@@ -81,6 +86,14 @@ type Reply struct {
 	// Cache is what the server said about its prompt cache for this
 	// request (SPEC §16's cachedTokens); nil when it said nothing.
 	Cache *PromptCache
+	// Constrained: the request that got this reply carried the grammar.
+	Constrained bool
+	// GrammarRejected: the server rejected the grammar of this request
+	// (the reply came from the request sent again without it); it is
+	// the first such request of the client, and the last to carry one.
+	GrammarRejected bool
+	// GrammarError is the server's words when GrammarRejected.
+	GrammarError string
 }
 
 // PromptCache is how much of one request's prompt a server took from its

@@ -94,15 +94,21 @@ func (d Dialect) fields(t Thinking) map[string]any {
 // dialect is the thinking dialect of this client's server for model, from
 // what Discover learned of it (nothing yet: from the URL alone).
 func (c *Client) dialect(model string) Dialect {
+	return DialectOf(c.known(model).Kind, c.base)
+}
+
+// known is what Discover learned of the server for model (nothing yet: the
+// zero ServerInfo).
+func (c *Client) known(model string) ServerInfo {
 	c.discoverMu.Lock()
-	info := c.discovered[model]
-	c.discoverMu.Unlock()
-	return DialectOf(info.Kind, c.base)
+	defer c.discoverMu.Unlock()
+	return c.discovered[model]
 }
 
 // extraFields are the fields a request adds to the body beyond go-openai's:
-// the thinking level in the server's dialect, then Extra, whose keys win.
-// An object both set (chat_template_kwargs, reasoning) is merged, Extra's
+// the thinking level in the server's dialect and the grammar in the
+// server's field, then Extra, whose keys win. An object both set
+// (chat_template_kwargs, reasoning, structured_outputs) is merged, Extra's
 // keys winning.
 func (c *Client) extraFields(req Request) map[string]any {
 	t := req.Thinking
@@ -110,6 +116,14 @@ func (c *Client) extraFields(req Request) map[string]any {
 		t, _ = c.dialect(req.Model).less(t)
 	}
 	fields := c.dialect(req.Model).fields(t)
+	if req.Grammar != "" {
+		info := c.known(req.Model)
+		fields = maps.Clone(fields)
+		if fields == nil {
+			fields = map[string]any{}
+		}
+		maps.Copy(fields, grammarFields(info.Kind, info.Version, req.Grammar))
+	}
 	if len(req.Extra) == 0 {
 		return fields
 	}

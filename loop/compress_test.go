@@ -237,10 +237,35 @@ func TestOverflowCausedByMaxTokensIsNotCompressed(t *testing.T) {
 	t.Parallel()
 	e := &llm.Error{Kind: llm.KindOverflow, Status: 400, ContextLimit: 2048, PromptTokens: 8, MaxTokensCause: true}
 	f, c := compressFixture(template("ECHO", "a"), e)
+	maxTokens := 2045
+	f.loop.MaxTokens = &maxTokens // configured: only the user can lower it
 	o := f.run(t)
 	var apiErr *llm.Error
 	if o.Stop != Failed || !errors.As(o.Err, &apiErr) || !apiErr.MaxTokensCause || len(c.convs) != 0 {
 		t.Fatalf("outcome %+v, %d compressions", o, len(c.convs))
+	}
+}
+
+// With maxTokens unset, a server that refuses the prompt plus dev's default
+// cap (vLLM) gets the request again with the room it names, and later
+// requests leave room for their prompt: no compression, no failure.
+func TestOverflowCausedByTheDefaultCapLeavesRoom(t *testing.T) {
+	t.Parallel()
+	e := &llm.Error{Kind: llm.KindOverflow, Status: 400, ContextLimit: 1000, PromptTokens: 800, MaxTokensCause: true}
+	f, c := compressFixture(template("ECHO", "a"), e, template("ECHO", "b"), template("DONE", "ok"))
+	f.loop.CompressThreshold = 0.95
+	o := f.run(t)
+	if o.Stop != Done || len(c.convs) != 0 {
+		t.Fatalf("outcome %+v, %d compressions", o, len(c.convs))
+	}
+	var caps []int
+	for _, r := range f.model.requests {
+		caps = append(caps, *r.MaxTokens)
+	}
+	// 250: a quarter of the window; 200: the room the server named; then
+	// what the window leaves of the estimated prompt, at most 250.
+	if len(caps) != 4 || caps[0] != 250 || caps[1] != 250 || caps[2] != 200 || caps[3] > 250 {
+		t.Errorf("max_tokens per request %v, want 250, 250, 200, then room for the prompt", caps)
 	}
 }
 

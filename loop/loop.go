@@ -41,11 +41,14 @@ type Saver interface {
 
 // Config holds the limits and request parameters of a run.
 type Config struct {
-	Model        string
-	Temperature  *float64
-	MaxTokens    *int
-	Thinking     llm.Thinking
-	ExtraBody    map[string]any // merged into every request body
+	Model       string
+	Temperature *float64
+	MaxTokens   *int
+	Thinking    llm.Thinking
+	ExtraBody   map[string]any // merged into every request body
+	// Grammar is the GBNF of the worker's replies, sent with every
+	// request (SPEC §18); "" sends none.
+	Grammar      string
 	SystemPrompt string
 	MaxLoops     int // replies per Run
 	MaxRetries   int // consecutive unparseable replies before the run fails
@@ -116,6 +119,9 @@ type Outcome struct {
 	FormatErrors int
 	Audits       int
 	EarlyStops   int // replies closed because the model began inventing a tool's result
+	// CutReplies counts the unusable replies that ran to the reply cap,
+	// of CutLimit tokens (the last such cap).
+	CutReplies, CutLimit int
 	// Audit is what became of the accepted DONE's audit, for Done:
 	// event.AuditPassed, AuditSkipped or AuditOff.
 	Audit string
@@ -149,7 +155,7 @@ func (l *Loop) Run(ctx context.Context, sess *sessions.Session, request string) 
 	r.conv = &step.Conversation{
 		Agent:             event.Worker,
 		Model:             l.Model,
-		Params:            step.Params{Model: l.Config.Model, Temperature: l.Temperature, MaxTokens: l.MaxTokens, Thinking: l.Thinking, Extra: l.ExtraBody},
+		Params:            step.Params{Model: l.Config.Model, Temperature: l.Temperature, MaxTokens: l.MaxTokens, Thinking: l.Thinking, Extra: l.ExtraBody, Grammar: l.Grammar},
 		System:            l.SystemPrompt,
 		Tools:             l.Tools,
 		Env:               l.Env,
@@ -290,6 +296,7 @@ func (r *run) save() error {
 func (r *run) finish(o Outcome) Outcome {
 	o.Loops, o.Audits = r.out.Loops, r.out.Audits
 	o.FormatErrors, o.EarlyStops = r.conv.FormatErrors, r.conv.EarlyStops
+	o.CutReplies, o.CutLimit = r.conv.CutReplies, r.conv.CutLimit
 	// Failed attempts never outlive the run: a resumed session must not show
 	// the model its own garbage as if it were accepted.
 	r.conv.DropFailed()

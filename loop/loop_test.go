@@ -512,3 +512,18 @@ func TestFormatExampleParses(t *testing.T) {
 		t.Errorf("the example's request is not wrapped as a user's request is: %q", msgs[0].Content)
 	}
 }
+
+// The worker's grammar goes with every worker request (SPEC §18).
+func TestGrammarInEveryRequest(t *testing.T) {
+	t.Parallel()
+	f := newFixture(text("not a template"), template("ECHO", "a"), template("DONE", "ok"))
+	f.loop.Grammar = "root ::= x"
+	if o := f.run(t); o.Stop != Done {
+		t.Fatalf("outcome %+v", o)
+	}
+	for i, r := range f.model.requests {
+		if r.Grammar != "root ::= x" {
+			t.Errorf("request %d carried grammar %q", i, r.Grammar)
+		}
+	}
+}

@@ -8,6 +8,7 @@ package prompts
 
 import (
 	"embed"
+	"github.com/devagent/dev/textfmt"
 	"strings"
 	"text/template"
 )
@@ -149,6 +150,17 @@ func render(name string, data any) string {
 		panic("prompts: " + name + ": " + err.Error())
 	}
 	return strings.TrimSpace(b.String()) + "\n"
+}
+
+// CutAtLimit tells the model its reply reached the output limit dev set,
+// limit tokens (maxTokens, SPEC §18); empty says whether nothing but
+// reasoning came before the cut.
+func CutAtLimit(empty bool, limit int) string {
+	n := textfmt.Thousands(int64(limit))
+	if empty {
+		return "Your reply was cut off before any answer: the reasoning used the whole output budget of " + n + " tokens (maxTokens). Think less and answer with the template."
+	}
+	return "Your reply was cut off at the output limit of " + n + " tokens (maxTokens) before it was complete. Reply again, shorter: the template with one tool, and split large files into several steps."
 }
 
 // CutOff tells the model its reply hit the server's output limit; empty

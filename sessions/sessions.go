@@ -68,6 +68,27 @@ type Request struct {
 	FormatError bool `json:"formatError,omitempty"`
 	// Estimated: the server gave no usage; the token counts are estimates.
 	Estimated bool `json:"estimated,omitempty"`
+	// Constrained: the request carried the reply grammar, and the server
+	// took it (SPEC §18).
+	Constrained bool `json:"constrained"`
+	// MaxTokens is the reply cap the request sent (maxTokens, or the
+	// default of SPEC §18); 0 when it sent none.
+	MaxTokens int `json:"maxTokens,omitempty"`
+	// Rejected is the reply, in brief, when it could not be used: what the
+	// model wrote stays visible, though it never enters the history.
+	Rejected *Rejected `json:"rejected,omitempty"`
+}
+
+// Rejected is a reply that could not be used, kept with the request that
+// got it: the problem told to the model, and the reply's first and last
+// lines.
+type Rejected struct {
+	Problem string   `json:"problem"`
+	Head    []string `json:"head"`           // the first lines that are not blank
+	Tail    []string `json:"tail,omitempty"` // the last ones, when there are more
+	Lines   int      `json:"lines"`          // lines of the reply
+	// Cut: the reply ran to its output limit (MaxTokens) and was cut.
+	Cut bool `json:"cut,omitempty"`
 }
 
 // Session is one conversation with its state, as stored in <id>.json.

@@ -10,6 +10,7 @@ package step
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/prompts"
 	"github.com/devagent/dev/sessions"
+	"github.com/devagent/dev/textfmt"
 	"github.com/devagent/dev/tools"
 )
 
@@ -48,9 +50,14 @@ var (
 type Params struct {
 	Model       string
 	Temperature *float64
-	MaxTokens   *int
-	Thinking    llm.Thinking
-	Extra       map[string]any // merged into every request body
+	// MaxTokens caps every reply (maxTokens); nil sends the default cap of
+	// SPEC §18 (llm.DefaultMaxTokens of the window).
+	MaxTokens *int
+	Thinking  llm.Thinking
+	Extra     map[string]any // merged into every request body
+	// Grammar is the GBNF every request carries, so that the server
+	// shapes the replies (SPEC §18); "" sends none.
+	Grammar string
 }
 
 // Conversation is one agent's side of a protocol conversation. Its state
@@ -112,6 +119,9 @@ type Conversation struct {
 	// EarlyStops counts replies closed because the model began inventing
 	// a tool's result.
 	EarlyStops int
+	// CutReplies counts the unusable replies that ran to the reply cap,
+	// CutLimit the cap of the last of them.
+	CutReplies, CutLimit int
 	// lessThinking: the last reply was all reasoning; the next request
 	// asks for less.
 	lessThinking bool
@@ -123,6 +133,21 @@ type Conversation struct {
 	// overflowRetried: the last request overflowed and the history was
 	// compressed for it; another overflow before a success ends the run.
 	overflowRetried bool
+	// reasoning: a reply of the conversation came with reasoning, so the
+	// default reply cap is doubled (reasoning counts in max_tokens).
+	reasoning bool
+	// strictCap: the server refused a prompt plus max_tokens larger than
+	// its window (vLLM does): the default cap leaves room for the prompt.
+	strictCap bool
+	// capRoom, when not 0, is the room the server's refusal named, for
+	// the one request sent again.
+	capRoom int
+	// sent is the reply cap of the last request, and whether maxTokens
+	// set it.
+	sent struct {
+		maxTokens  int
+		configured bool
+	}
 }
 
 // Request sends the conversation to the model as reply number step.
@@ -142,6 +167,7 @@ func (c *Conversation) Request(ctx context.Context, step int) (llm.Reply, error)
 			return found
 		}
 		prompt := c.est.Estimate(req.Messages) // before observe changes what it knows
+		req.MaxTokens = c.replyCap(prompt)
 		reply, err := c.Model.Stream(ctx, req, func(d llm.Delta) {
 			chunks++
 			chars += len(d.Content) + len(d.Reasoning)
@@ -156,6 +182,8 @@ func (c *Conversation) Request(ctx context.Context, step int) (llm.Reply, error)
 		}
 		if err == nil {
 			c.overflowRetried = false
+			c.capRoom = 0
+			c.learn(reply)
 			c.observe(req.Messages, reply)
 			c.countTokens(reply)
 			c.record(c.purpose(), req, reply)
@@ -166,10 +194,80 @@ func (c *Conversation) Request(ctx context.Context, step int) (llm.Reply, error)
 		if ctx.Err() != nil || !errors.As(err, &apiErr) || apiErr.Kind != llm.KindOverflow {
 			return llm.Reply{}, err
 		}
+		if c.roomForDefaultCap(apiErr) {
+			continue
+		}
 		if err := c.overflow(ctx, apiErr); err != nil {
 			return llm.Reply{}, err
 		}
 	}
+}
+
+// replyCap is the max_tokens of the next request, whose prompt is about
+// prompt tokens: maxTokens when set, else the default cap of SPEC §18,
+// doubled for a model that reasons, and within what the window leaves
+// once the server has shown it refuses more.
+func (c *Conversation) replyCap(prompt int) *int {
+	if c.Params.MaxTokens != nil {
+		c.sent.maxTokens, c.sent.configured = *c.Params.MaxTokens, true
+		return c.Params.MaxTokens
+	}
+	n := llm.DefaultMaxTokens(c.Window.Size(), c.reasons())
+	if w := c.Window.Size(); c.strictCap && w > 0 {
+		n = min(n, max(w-prompt-capMargin, capMargin))
+	}
+	if c.capRoom > 0 {
+		n = min(n, c.capRoom)
+	}
+	c.sent.maxTokens, c.sent.configured = n, false
+	return &n
+}
+
+// capMargin is left between an estimated prompt and the window.
+const capMargin = 64
+
+// reasons reports whether the model reasons: asked to think, or seen to.
+func (c *Conversation) reasons() bool {
+	switch c.Params.Thinking {
+	case llm.ThinkingLow, llm.ThinkingMedium, llm.ThinkingHigh:
+		return true
+	}
+	return c.reasoning
+}
+
+// learn notes what a reply shows of the model and the server: reasoning,
+// and a grammar the server refused (told once: the client sends no
+// grammar after).
+func (c *Conversation) learn(reply llm.Reply) {
+	if !c.reasoning && strings.TrimSpace(reply.Reasoning) != "" {
+		c.reasoning = true
+	}
+	if !c.reasoning && strings.Contains(reply.Content, "think>") {
+		if _, thinking := parser.StripThinking(reply.Content); thinking != "" {
+			c.reasoning = true
+		}
+	}
+	if reply.GrammarRejected {
+		c.emit(event.Warning{Message: fmt.Sprintf("the server rejected the reply grammar (%s); dev sends its requests without it for the rest of the run, so replies are not shaped (constrain: off stops sending it)",
+			textfmt.Excerpt(reply.GrammarError, 160))})
+	}
+}
+
+// roomForDefaultCap handles a server that refuses a prompt plus the
+// default reply cap as longer than its window (vLLM): the request goes
+// again, once, with the room the server names, and later caps leave room
+// for the prompt. It reports whether the request should go again.
+func (c *Conversation) roomForDefaultCap(e *llm.Error) bool {
+	if !e.MaxTokensCause || c.Params.MaxTokens != nil || c.capRoom > 0 {
+		return false
+	}
+	c.strictCap = true
+	room := e.ContextLimit - e.PromptTokens
+	if e.ContextLimit <= 0 || e.PromptTokens <= 0 || room <= 0 {
+		return false
+	}
+	c.capRoom = room
+	return true
 }
 
 // received is the ReplyReceived event of a reply: the server's count, or
@@ -190,7 +288,7 @@ func (c *Conversation) request() llm.Request {
 	}
 	msgs = append(msgs, c.State.History...)
 	return llm.Request{Model: c.Params.Model, Messages: msgs, Temperature: c.Params.Temperature, MaxTokens: c.Params.MaxTokens,
-		Thinking: c.Params.Thinking, LessThinking: c.lessThinking, Extra: c.Params.Extra}
+		Thinking: c.Params.Thinking, LessThinking: c.lessThinking, Extra: c.Params.Extra, Grammar: c.Params.Grammar}
 }
 
 // stoppedEarly keeps what came before the invented result: the template
@@ -216,7 +314,12 @@ func (c *Conversation) countTokens(reply llm.Reply) {
 // or a *parser.FormatError for the model.
 func (c *Conversation) Parse(reply llm.Reply) (parser.Response, error) {
 	if reply.FinishReason == "length" {
-		return parser.Response{}, &parser.FormatError{Message: prompts.CutOff(strings.TrimSpace(reply.Content) == "")}
+		content, _ := parser.StripThinking(reply.Content)
+		empty := strings.TrimSpace(content) == ""
+		if reply.Cut || c.sent.maxTokens == 0 {
+			return parser.Response{}, &parser.FormatError{Message: prompts.CutOff(empty)}
+		}
+		return parser.Response{}, &CutError{Limit: c.sent.maxTokens, Configured: c.sent.configured, Message: prompts.CutAtLimit(empty, c.sent.maxTokens)}
 	}
 	resp, err := tools.ParseReply(reply.Content, c.Tools)
 	if err == nil && reply.Reasoning != "" {
@@ -233,12 +336,25 @@ func (c *Conversation) Parse(reply llm.Reply) (parser.Response, error) {
 func (c *Conversation) Reject(reply llm.Reply, err error) (exhausted bool) {
 	c.formatFailures++
 	c.FormatErrors++
-	if n := len(c.State.Requests); n > 0 {
-		c.State.Requests[n-1].FormatError = true // the reply just requested
-	}
 	msg := err.Error()
-	c.emit(event.FormatProblem{Agent: c.Agent, Message: msg, Attempt: c.formatFailures, Max: c.MaxRetries})
-	if c.formatFailures > c.MaxRetries {
+	var cut *CutError
+	isCut := errors.As(err, &cut)
+	head, tail, lines := Glimpse(reply.Content)
+	if n := len(c.State.Requests); n > 0 {
+		r := &c.State.Requests[n-1] // the reply just requested
+		r.FormatError = true
+		r.Rejected = &sessions.Rejected{Problem: msg, Head: head, Tail: tail, Lines: lines, Cut: isCut}
+	}
+	exhausted = c.formatFailures > c.MaxRetries
+	problem := event.FormatProblem{Agent: c.Agent, Message: msg, Attempt: min(c.formatFailures, c.MaxRetries), Max: c.MaxRetries,
+		Final: exhausted, Head: head, Tail: tail, Lines: lines}
+	if isCut {
+		problem.Cut, problem.Limit, problem.Configured = true, cut.Limit, cut.Configured
+		c.CutReplies++
+		c.CutLimit = cut.Limit
+	}
+	c.emit(problem)
+	if exhausted {
 		return true
 	}
 	withAttempt := true
@@ -343,6 +459,10 @@ func (c *Conversation) record(purpose string, req llm.Request, reply llm.Reply) 
 		FirstByteMs: reply.FirstByte.Milliseconds(),
 		DurationMs:  reply.Duration.Milliseconds(),
 		EarlyStop:   reply.Stopped,
+		Constrained: reply.Constrained,
+	}
+	if req.MaxTokens != nil {
+		r.MaxTokens = *req.MaxTokens
 	}
 	if u := reply.Usage; u != nil {
 		r.PromptTokens, r.CompletionTokens = u.PromptTokens, u.CompletionTokens

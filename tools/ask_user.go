@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/textfmt"
 	"strings"
 )
@@ -15,7 +16,7 @@ type AskUserTool struct{}
 func (AskUserTool) Name() string { return AskUser }
 
 // Doc implements Tool.
-func (AskUserTool) Doc() Doc { return describe(AskUser, "ask_user", nil) }
+func (AskUserTool) Doc() Doc { return describe(AskUser, "ask_user", parser.InputText, nil) }
 
 // Check implements Tool.
 func (AskUserTool) Check(input string) error {

@@ -17,7 +17,7 @@ func (CommandTool) Name() string { return Command }
 
 // Doc implements Tool.
 func (CommandTool) Doc() Doc {
-	return describe(Command, "command", struct {
+	return describe(Command, "command", parser.InputCommand, struct {
 		Shell          string
 		HeadKB, TailKB int
 	}{shellName(), OutputHead >> 10, OutputTail >> 10})

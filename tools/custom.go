@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/textfmt"
 	"strings"
 	"time"
@@ -45,6 +46,7 @@ func (t CustomTool) Doc() Doc {
 		Name: t.spec.Name,
 		Description: strings.TrimSpace(t.spec.Description) + "\n" +
 			"Runs `" + textfmt.Summary(t.spec.Command, 120) + "`; the tool input (free text, may be empty) is given to it on stdin.",
+		Input: parser.InputOptionalText,
 	}
 }
 

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"embed"
+	"github.com/devagent/dev/parser"
 	"strings"
 	"text/template"
 )
@@ -16,7 +17,7 @@ var descriptions embed.FS
 // input descriptions/<file>.example. The templates are fixed at build time
 // and every one is rendered by the tests, so a failure here is a bug in this
 // package, not bad input.
-func describe(name, file string, data any) Doc {
+func describe(name, file string, input parser.InputShape, data any) Doc {
 	t, err := template.ParseFS(descriptions, "descriptions/"+file+".md")
 	if err != nil {
 		panic("tools: description of " + name + ": " + err.Error())
@@ -33,5 +34,6 @@ func describe(name, file string, data any) Doc {
 		Name:        name,
 		Description: strings.TrimSpace(b.String()),
 		Example:     strings.TrimRight(string(ex), "\n"),
+		Input:       input,
 	}
 }

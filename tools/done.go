@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/textfmt"
 	"strings"
 )
@@ -14,7 +15,7 @@ type DoneTool struct{}
 func (DoneTool) Name() string { return Done }
 
 // Doc implements Tool.
-func (DoneTool) Doc() Doc { return describe(Done, "done", nil) }
+func (DoneTool) Doc() Doc { return describe(Done, "done", parser.InputText, nil) }
 
 // Check implements Tool.
 func (DoneTool) Check(input string) error {

@@ -28,7 +28,7 @@ func (FindAndReplaceTool) Name() string { return FindAndReplace }
 
 // Doc implements Tool.
 func (FindAndReplaceTool) Doc() Doc {
-	return describe(FindAndReplace, "find_and_replace_in_file", struct{ MaxMB int }{MaxEditBytes >> 20})
+	return describe(FindAndReplace, "find_and_replace_in_file", parser.InputFindReplace, struct{ MaxMB int }{MaxEditBytes >> 20})
 }
 
 type edit struct {
@@ -78,9 +78,9 @@ func editArgs(input string) (edit, error) {
 	if e.find == "" {
 		return edit{}, fmt.Errorf("FIND_AND_REPLACE_IN_FILE for %s: the find block is empty. Put the exact text to replace in it (to create or rewrite a whole file, use WRITE_FILE)", p)
 	}
-	if e.find == e.replace {
-		return edit{}, fmt.Errorf("FIND_AND_REPLACE_IN_FILE for %s: the find and replace blocks are identical, so nothing would change. Put the new text in the replace block", p)
-	}
+	// Identical blocks are well formed: Run refuses them (a reply shaped by
+	// the server's grammar, which cannot compare two blocks, must never be
+	// a format error).
 	return e, nil
 }
 
@@ -101,6 +101,9 @@ func (FindAndReplaceTool) Run(ctx context.Context, env *Env, input string) Resul
 	disp := display(env.Dir, abs)
 	r.Summary = disp
 	r.Attrs = [][2]string{{"path", disp}}
+	if e.find == e.replace {
+		return r.fail(fmt.Sprintf("the find and replace blocks for %s are identical, so nothing would change. Put the new text in the replace block.", disp))
+	}
 	if why := writeRefusal(env, abs); why != "" {
 		return r.refuse(why)
 	}

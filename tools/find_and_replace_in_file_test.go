@@ -161,13 +161,29 @@ func TestFindAndReplaceCheck(t *testing.T) {
 		{"no path", "```find\na\n```\n```replace\nb\n```", "FIND_AND_REPLACE_IN_FILE needs the file's path on the first line"},
 		{"one block", "f.txt\n```find\na\n```\n", "FIND_AND_REPLACE_IN_FILE for f.txt needs two fenced code blocks after the path, a ```find block (the exact current text) and a ```replace block (the new text); found 1."},
 		{"empty find", fr("f.txt", "", "b\n"), "FIND_AND_REPLACE_IN_FILE for f.txt: the find block is empty."},
-		{"identical", fr("f.txt", "a\n", "a\n"), "FIND_AND_REPLACE_IN_FILE for f.txt: the find and replace blocks are identical"},
 	}
 	for _, tt := range tests {
 		err := FindAndReplaceTool{}.Check(tt.input)
 		if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
 			t.Errorf("%s: Check = %v, want prefix %q", tt.name, err, tt.want)
 		}
+	}
+}
+
+// Identical blocks are well formed (a reply the server's grammar shaped
+// may hold them): the tool fails, changing nothing.
+func TestFindAndReplaceIdenticalBlocks(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t, map[string]string{"f.txt": "a\n"})
+	if err := (FindAndReplaceTool{}).Check(fr("f.txt", "a\n", "a\n")); err != nil {
+		t.Errorf("Check: %v, want none: the input's shape is right", err)
+	}
+	r := runTool(t, FindAndReplaceTool{}, env, fr("f.txt", "a\n", "a\n"))
+	if r.OK || r.Output != "Error: the find and replace blocks for f.txt are identical, so nothing would change. Put the new text in the replace block." {
+		t.Errorf("result %+v", r)
+	}
+	if got := readFile(t, filepath.Join(env.Dir, "f.txt")); got != "a\n" {
+		t.Errorf("file = %q", got)
 	}
 }
 

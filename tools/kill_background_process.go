@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"github.com/devagent/dev/parser"
 	"strings"
 
 	"github.com/devagent/dev/bgproc"
@@ -16,7 +17,7 @@ func (KillBackgroundTool) Name() string { return KillBackground }
 
 // Doc implements Tool.
 func (KillBackgroundTool) Doc() Doc {
-	return describe(KillBackground, "kill_background_process", struct{ GraceS int }{int(killGrace.Seconds())})
+	return describe(KillBackground, "kill_background_process", parser.InputLine, struct{ GraceS int }{int(killGrace.Seconds())})
 }
 
 // Check implements Tool.

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/textfmt"
 	"strings"
 )
@@ -15,7 +16,7 @@ func (ListBackgroundTool) Name() string { return ListBackground }
 
 // Doc implements Tool.
 func (ListBackgroundTool) Doc() Doc {
-	return describe(ListBackground, "list_background_processes", nil)
+	return describe(ListBackground, "list_background_processes", parser.InputNone, nil)
 }
 
 // Check implements Tool: any input is accepted and ignored.

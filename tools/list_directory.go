@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/devagent/dev/parser"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -24,7 +25,7 @@ func (ListDirectoryTool) Name() string { return ListDirectory }
 
 // Doc implements Tool.
 func (ListDirectoryTool) Doc() Doc {
-	return describe(ListDirectory, "list_directory", struct{ MaxEntries int }{MaxListEntries})
+	return describe(ListDirectory, "list_directory", parser.InputPathOrGlob, struct{ MaxEntries int }{MaxListEntries})
 }
 
 // listArg is the path or glob of the input; empty input lists ".".

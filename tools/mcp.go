@@ -50,6 +50,7 @@ func (m MCPTool) Doc() Doc {
 		Description: fmt.Sprintf("Tool %q of the MCP server %q. %s", m.t.Name, m.t.Server, desc),
 		Brief:       mcp.FirstSentence(m.t.Description, BriefLineMax-len("- : \n")-utf8.RuneCountInString(name)),
 		Schema:      m.t.Schema,
+		Input:       parser.InputJSON,
 	}
 }
 

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"github.com/devagent/dev/parser"
 
 	"github.com/devagent/dev/bgproc"
 )
@@ -14,7 +15,7 @@ func (ReadBackgroundTool) Name() string { return ReadBackground }
 
 // Doc implements Tool.
 func (ReadBackgroundTool) Doc() Doc {
-	return describe(ReadBackground, "read_background_process", struct{ BufferKB int }{bgproc.BufferSize >> 10})
+	return describe(ReadBackground, "read_background_process", parser.InputLine, struct{ BufferKB int }{bgproc.BufferSize >> 10})
 }
 
 // Check implements Tool.

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/textfmt"
 	"io"
 	"os"
@@ -29,7 +30,7 @@ func (ReadFileTool) Name() string { return ReadFile }
 
 // Doc implements Tool.
 func (ReadFileTool) Doc() Doc {
-	return describe(ReadFile, "read_file", struct{ MaxLines, MaxKB int }{MaxReadLines, MaxReadBytes >> 10})
+	return describe(ReadFile, "read_file", parser.InputFileRange, struct{ MaxLines, MaxKB int }{MaxReadLines, MaxReadBytes >> 10})
 }
 
 // lineRange matches an unquoted path followed by a range: a.go:40-80, a.go 40-80.
@@ -71,10 +72,15 @@ func readArgs(input string) (path string, from, to int, err error) {
 	}
 	from, _ = strconv.Atoi(m[1])
 	to, _ = strconv.Atoi(m[2])
-	if from > to {
-		return "", 0, 0, fmt.Errorf("READ_FILE: the line range %d-%d ends before it starts. Write the first line, then the last, e.g.:\n%s", from, to, readExample())
-	}
+	// A range that ends before it starts is well formed, like a path that
+	// does not exist: Run says so (a reply shaped by the server's grammar,
+	// which cannot compare numbers, must never be a format error).
 	return path, max(from, 1), max(to, 1), nil
+}
+
+// backwards is the failure of a line range that ends before it starts.
+func backwards(from, to int) string {
+	return fmt.Sprintf("the line range %d-%d ends before it starts. Write the first line, then the last, e.g.:\n%s", from, to, readExample())
 }
 
 func exists(p string) bool {
@@ -102,6 +108,9 @@ func (ReadFileTool) Run(ctx context.Context, env *Env, input string) Result {
 		if whole := unquote(line); whole != p && exists(resolve(env.Dir, whole)) {
 			p, from, to = whole, 0, 0
 		}
+	}
+	if from > to {
+		return r.fail(backwards(from, to))
 	}
 	abs := resolve(env.Dir, p)
 	disp := display(env.Dir, abs)

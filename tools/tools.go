@@ -5,6 +5,7 @@ package tools
 
 import (
 	"context"
+	"github.com/devagent/dev/parser"
 	"os/exec"
 	"time"
 
@@ -108,6 +109,9 @@ type Doc struct {
 	// Schema is the JSON schema of the input, for tools whose input is a
 	// JSON object (MCP tools); TOOL_HELP shows it.
 	Schema string
+	// Input is the input's shape in a reply the server shapes (SPEC §18);
+	// the zero value is free text.
+	Input parser.InputShape
 }
 
 // Tool is one protocol tool.

@@ -1,5 +1,7 @@
 package tools
 
+import "github.com/devagent/dev/parser"
+
 import "context"
 
 // UpdateTaskListTool acknowledges a task list change; the loop reads the
@@ -10,7 +12,9 @@ type UpdateTaskListTool struct{}
 func (UpdateTaskListTool) Name() string { return UpdateTaskList }
 
 // Doc implements Tool.
-func (UpdateTaskListTool) Doc() Doc { return describe(UpdateTaskList, "update_task_list", nil) }
+func (UpdateTaskListTool) Doc() Doc {
+	return describe(UpdateTaskList, "update_task_list", parser.InputNone, nil)
+}
 
 // Check implements Tool: any input is accepted and ignored.
 func (UpdateTaskListTool) Check(string) error { return nil }

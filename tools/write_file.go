@@ -15,7 +15,7 @@ type WriteFileTool struct{}
 func (WriteFileTool) Name() string { return WriteFile }
 
 // Doc implements Tool.
-func (WriteFileTool) Doc() Doc { return describe(WriteFile, "write_file", nil) }
+func (WriteFileTool) Doc() Doc { return describe(WriteFile, "write_file", parser.InputFileBlock, nil) }
 
 func writeArgs(input string) (path string, blocks []parser.CodeBlock, err error) {
 	path, rest, ok := pathInput(input)

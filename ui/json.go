@@ -78,6 +78,12 @@ type (
 		Message string      `json:"message"`
 		Attempt int         `json:"attempt"`
 		Max     int         `json:"max"`
+		Final   bool        `json:"final"`
+		Cut     bool        `json:"cut"`
+		Limit   int         `json:"limit,omitempty"`
+		Head    []string    `json:"head"`
+		Tail    []string    `json:"tail"`
+		Lines   int         `json:"lines"`
 	}
 	jsonRetry struct {
 		Type        string  `json:"type"`
@@ -166,7 +172,8 @@ func jsonOf(e event.Event) (any, bool) {
 		}
 		return jsonToolResult{e.Name(), e.Agent, r.Tool, e.Input, r.Summary, r.OK, r.Output, files}, true
 	case event.FormatProblem:
-		return jsonFormatError{e.Name(), e.Agent, e.Message, e.Attempt, e.Max}, true
+		return jsonFormatError{e.Name(), e.Agent, e.Message, e.Attempt, e.Max, e.Final, e.Cut, e.Limit,
+			nonNil(e.Head), nonNil(e.Tail), e.Lines}, true
 	case event.Retrying:
 		return jsonRetry{e.Name(), e.Message, e.Attempt, e.Max, e.Wait.Seconds()}, true
 	case event.Compressed:
@@ -198,4 +205,12 @@ func (j *JSON) Emit(e event.Event) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	_ = j.enc.Encode(v) // a closed stdout is noticed by the writer (see main)
+}
+
+// nonNil writes an empty list as [], never null.
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }

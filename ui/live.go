@@ -61,6 +61,9 @@ type liveState struct {
 	tokens    int
 	estimated bool
 	streamed  strings.Builder // the reply so far, up to maxStreamed
+	// replyTail keeps the reply's last lines, however long it gets: what
+	// a reply outside the template shows.
+	replyTail tail
 	reasoning strings.Builder // in verbose mode, the reasoning so far (its tail)
 	auditTool string
 	command   string
@@ -135,6 +138,7 @@ func (t *Terminal) startLive(what activity) {
 	t.live.started = time.Now()
 	t.live.tokens, t.live.estimated = 0, false
 	t.live.streamed.Reset()
+	t.live.replyTail = tail{}
 	t.live.reasoning.Reset()
 	t.live.output = tail{}
 	if !t.tty || t.live.on {
@@ -246,6 +250,12 @@ func (t *Terminal) liveLines(width int) []liveLine {
 	switch t.live.what {
 	case thinking:
 		text := thoughtsSoFar(t.live.streamed.String())
+		if text == "" {
+			if line := t.outsideLine(); line != "" {
+				add("  "+strings.TrimSpace(line), dim)
+				break
+			}
+		}
 		if text == "" && t.level >= Verbose {
 			text = t.live.reasoning.String()
 		}
@@ -278,6 +288,8 @@ func (t *Terminal) liveOneLine() string {
 		if text := strings.TrimSpace(thoughtsSoFar(t.live.streamed.String())); text != "" {
 			lines := strings.Split(sanitize(text), "\n")
 			last = lines[len(lines)-1]
+		} else {
+			last = sanitize(t.outsideLine())
 		}
 	case runningCommand:
 		if l := t.live.output.last(1); len(l) > 0 {
@@ -319,6 +331,35 @@ func (t *Terminal) spinnerLine() string {
 		return spin + " " + t.live.command + " " + elapsed
 	}
 	return spin + " Waiting for the model... " + elapsed
+}
+
+// outsideLine is the last line that is not blank of a reply streaming
+// outside the template (no "# Agent Response" yet): what the model writes
+// instead, shown so that a model going astray is seen at once. A leading
+// <think> block still open is reasoning: shown only in verbose mode.
+func (t *Terminal) outsideLine() string {
+	const heading = "# Agent Response"
+	s := t.live.streamed.String()
+	if strings.Contains(s, heading) {
+		return ""
+	}
+	lines := t.live.replyTail.last(liveOutputLines)
+	for _, l := range lines {
+		if strings.Contains(l, heading) {
+			return ""
+		}
+	}
+	if t.level < Verbose {
+		if r := strings.TrimSpace(s); strings.HasPrefix(r, "<think>") && !strings.Contains(r, "</think>") {
+			return ""
+		}
+	}
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.TrimSpace(lines[i]) != "" {
+			return lines[i]
+		}
+	}
+	return ""
 }
 
 // thoughtsSoFar is the text of the reply's Thoughts section as far as it

@@ -203,10 +203,7 @@ func (t *Terminal) Emit(e event.Event) {
 		t.fileChanges(e.Files)
 	case event.FormatProblem:
 		t.stopLive()
-		t.line(t.yellow.Sprintf("%s reply not in the expected format (%d/%d): ", t.sym.warn, e.Attempt, e.Max) + t.clip(textfmt.FirstLine(e.Message), 40))
-		if t.level >= Verbose {
-			t.block(e.Message, t.dim)
-		}
+		t.formatProblem(e)
 	case event.Retrying:
 		t.stopLive()
 		t.line(t.yellow.Sprintf("%s %s; retrying in %s (%d/%d)", t.sym.retry, textfmt.FirstLine(e.Message), e.Wait.Round(time.Second), e.Attempt, e.Max))
@@ -251,6 +248,62 @@ func (t *Terminal) Emit(e event.Event) {
 	}
 }
 
+// formatProblem says why a reply could not be used, counting the retries
+// without ever passing their limit, and shows what the model wrote: the
+// reply's first and last lines, dim.
+func (t *Terminal) formatProblem(e event.FormatProblem) {
+	count := fmt.Sprintf("(%d/%d)", e.Attempt, e.Max)
+	switch {
+	case e.Final:
+		count = fmt.Sprintf("(%d/%d, giving up)", e.Attempt, e.Max)
+	case e.Max == 0: // a transcript: the count is not kept
+		count = ""
+	}
+	who := "reply"
+	if e.Agent == event.Auditor {
+		who = "the auditor's reply"
+	}
+	if e.Cut {
+		limit := "maxTokens"
+		if !e.Configured {
+			limit = "the default maxTokens"
+		}
+		t.line(t.yellow.Sprint(t.clip(strings.TrimSpace(fmt.Sprintf("%s %s cut off at %s (%s tokens) %s",
+			t.sym.warn, who, limit, textfmt.Thousands(int64(e.Limit)), count)), 0)))
+	} else {
+		head := strings.ReplaceAll(fmt.Sprintf("%s %s not in the expected format %s: ", t.sym.warn, who, count), " :", ":")
+		t.line(t.yellow.Sprint(head) + t.clip(textfmt.FirstLine(e.Message), utf8.RuneCountInString(head)))
+	}
+	if t.level >= Normal {
+		t.glimpse(e)
+	}
+	if t.level >= Verbose {
+		t.block(e.Message, t.dim)
+	}
+}
+
+// glimpse shows a rejected reply's first and last lines, with how many
+// lines were left out between them.
+func (t *Terminal) glimpse(e event.FormatProblem) {
+	if len(e.Head) == 0 {
+		t.line(t.dim.Sprint("  " + t.frame.vertical + " (the reply was empty)"))
+		return
+	}
+	show := func(l string) {
+		prefix := "  " + t.frame.vertical + " "
+		t.line(t.dim.Sprint(prefix + t.clip(sanitize(l), utf8.RuneCountInString(prefix))))
+	}
+	for _, l := range e.Head {
+		show(l)
+	}
+	if len(e.Tail) > 0 {
+		t.line(t.dim.Sprintf("  %s %s", t.frame.vertical, t.sym.ellipsis+" "+textfmt.Plural(e.Lines, "line")+" in all "+t.sym.ellipsis))
+		for _, l := range e.Tail {
+			show(l)
+		}
+	}
+}
+
 // waiting is what the live part says while a request is out: the audit's
 // requests are part of the audit.
 func (t *Terminal) waiting() activity {
@@ -271,6 +324,7 @@ func (t *Terminal) streaming(e event.Streaming) {
 	if t.live.streamed.Len() < maxStreamed {
 		t.live.streamed.WriteString(e.Content)
 	}
+	t.live.replyTail.write(e.Content)
 	if t.level >= Verbose && e.Reasoning != "" {
 		if !t.tty {
 			io.WriteString(t.w, t.dim.Sprint(e.Reasoning))
@@ -338,6 +392,9 @@ func (t *Terminal) contextWindow(e event.ContextWindow) {
 	server := e.Server
 	if server == "" {
 		server = "the server"
+	}
+	if e.Constrained && t.level >= Verbose {
+		t.line(t.dim.Sprintf("dev: %s shapes the replies with the template's grammar (constrain)", server))
 	}
 	switch {
 	case e.ServerWindow > 0 && e.ServerWindow < e.Configured:

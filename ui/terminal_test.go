@@ -232,6 +232,44 @@ func TestLiveThoughtsAndTokens(t *testing.T) {
 	}
 }
 
+// While a reply streams outside the template (no "# Agent Response" yet),
+// the live part shows its last line, dim; once the template starts, its
+// Thoughts as usual. An open <think> block is not shown unless verbose.
+func TestLiveLineOutsideTheTemplate(t *testing.T) {
+	t.Parallel()
+	for _, escapes := range []bool{true, false} {
+		var buf syncBuffer
+		term := liveTerminal(&buf, escapes)
+		term.Emit(event.RequestStarted{Agent: event.Worker, Step: 1})
+		term.Emit(event.Streaming{Agent: event.Worker, Content: "<think>secret plans", Tokens: 3, Estimated: true})
+		term.redraw()
+		if shown := buf.String(); strings.Contains(shown, "secret plans") {
+			t.Errorf("escapes %v: an open think block shown: %q", escapes, shown)
+		}
+		mark := len(buf.String())
+		term.Emit(event.Streaming{Agent: event.Worker, Content: "</think>\nSure! Here is a Python script:\n\n```python\ndef main():\n    print(\"hel", Tokens: 30, Estimated: true})
+		term.redraw()
+		shown := buf.String()[mark:]
+		if !strings.Contains(shown, `print("hel`) || strings.Contains(shown, "Sure! Here") {
+			t.Errorf("escapes %v: the reply's last line is not shown alone: %q", escapes, shown)
+		}
+		for i := range 200 {
+			term.Emit(event.Streaming{Agent: event.Worker, Content: fmt.Sprintf("    filler %d\n", i), Tokens: 40 + i, Estimated: true})
+		}
+		mark = len(buf.String())
+		term.redraw()
+		if shown := buf.String()[mark:]; !strings.Contains(shown, "filler 199") {
+			t.Errorf("escapes %v: a long reply's last line is not shown: %q", escapes, shown)
+		}
+		term.Emit(event.Streaming{Agent: event.Worker, Content: "# Agent Response\n\n## Thoughts\nNow properly.", Tokens: 300, Estimated: true})
+		mark = len(buf.String())
+		term.redraw()
+		if shown := buf.String()[mark:]; !strings.Contains(shown, "Now properly.") || strings.Contains(shown, "filler") {
+			t.Errorf("escapes %v: once the template starts, its thoughts: %q", escapes, shown)
+		}
+	}
+}
+
 // While a command runs, its last lines of output are shown live, before
 // it ends; without escape codes, in one line.
 func TestLiveCommandOutput(t *testing.T) {

@@ -25,10 +25,14 @@ func ShowSession(s *Streams, sess *sessions.Session) {
 	t.Emit(event.SessionStarted{ID: sess.ID, Model: sess.Model, Dir: sess.WorkingDirectory})
 	names := tools.Worker().Names()
 	audits := sess.Audits
+	rejected := sessions.RejectedBefore(sess)
 	var calls []parser.ToolCall // of the last reply, to pair with its results
+	replies := 0                // assistant messages so far
 	for i, m := range sess.History {
 		switch {
 		case m.Role == "assistant":
+			t.rejected(rejected[replies])
+			replies++
 			resp, err := parser.Parse(m.Content, names)
 			if err != nil {
 				t.Box("Reply", m.Content)
@@ -73,7 +77,24 @@ func ShowSession(s *Streams, sess *sessions.Session) {
 			}
 		}
 	}
+	t.rejected(rejected[replies])
 	t.transcriptEnd(sess)
+}
+
+// rejected shows replies dev could not use, as the terminal did while they
+// came: the problem, and the reply's first and last lines.
+func (t *Terminal) rejected(rs []sessions.Request) {
+	for _, r := range rs {
+		agent := event.Worker
+		if r.Purpose == sessions.PurposeAudit {
+			agent = event.Auditor
+		}
+		rj := r.Rejected
+		t.mu.Lock()
+		t.formatProblem(event.FormatProblem{Agent: agent, Message: rj.Problem, Cut: rj.Cut, Limit: r.MaxTokens, Configured: true,
+			Head: rj.Head, Tail: rj.Tail, Lines: rj.Lines})
+		t.mu.Unlock()
+	}
 }
 
 // doneInTranscript shows a DONE: the audit it had, and its summary when

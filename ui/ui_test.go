@@ -34,7 +34,10 @@ func script() []event.Event {
 		event.ReplyParsed{Step: 1, Response: resp},
 		event.ToolStarted{Tool: "READ_FILE", Input: "\"main.go\""},
 		event.ToolFinished{Result: tools.Result{Tool: "READ_FILE", Summary: "main.go", OK: true, Output: "main.go (2 lines)\npackage main\n"}},
-		event.FormatProblem{Message: "No Tool Choice section.\nAnswer with the template.", Attempt: 1, Max: 10},
+		event.FormatProblem{Message: "No Tool Choice section.\nAnswer with the template.", Attempt: 1, Max: 10,
+			Head: []string{"Sure! Here is a script:", "```python", "def main():"}, Tail: []string{"```", "Hope this helps!"}, Lines: 14},
+		event.FormatProblem{Message: "Your reply was cut off at the output limit of 2,048 tokens (maxTokens) before it was complete.", Attempt: 10, Max: 10,
+			Final: true, Cut: true, Limit: 2048, Head: []string{"# Agent Response", "## Thoughts"}, Tail: []string{"and then I will write the file again and again and"}, Lines: 300},
 		event.Retrying{Message: "HTTP 500: boom", Attempt: 1, Max: 10, Wait: 2 * time.Second},
 		event.Warning{Message: "careful"},
 		event.Compressing{Tokens: 3500, Window: 4096, Reason: event.ReasonThreshold},
@@ -194,7 +197,8 @@ func TestJSONEvents(t *testing.T) {
 		{"response", []string{"step", "thoughts", "tasks", "tools"}},
 		{"tool_start", []string{"tool", "input"}},
 		{"tool_result", []string{"tool", "input", "ok", "output"}},
-		{"format_error", []string{"message", "attempt", "max"}},
+		{"format_error", []string{"message", "attempt", "max", "head", "tail", "lines"}},
+		{"format_error", []string{"message", "attempt", "max", "final", "cut", "limit"}},
 		{"retry", []string{"message", "attempt", "max", "waitSeconds"}},
 		{"warning", []string{"message"}},
 		{"compression", []string{"reason", "tokensBefore", "tokensAfter", "window"}},
@@ -232,9 +236,9 @@ func TestJSONEvents(t *testing.T) {
 		Reason                    string
 		TokensBefore, TokensAfter int
 	}
-	_ = json.Unmarshal([]byte(lines[7]), &comp)
+	_ = json.Unmarshal([]byte(lines[8]), &comp)
 	if comp.Reason != "threshold" || comp.TokensBefore != 3500 || comp.TokensAfter != 1204 {
-		t.Errorf("compression event: %s", lines[7])
+		t.Errorf("compression event: %s", lines[8])
 	}
 	if strings.Contains(buf.String(), "hidden reasoning") {
 		t.Errorf("reasoning leaked into JSON")

@@ -71,6 +71,10 @@ type Model struct {
 	// Replies are its worker and audit replies; FormatErrors those that
 	// could not be parsed and were sent back.
 	Replies, FormatErrors int
+	// Constrained counts the replies to requests that carried the reply
+	// grammar (SPEC §18), and ConstrainedErrors their format errors; the
+	// other replies are unconstrained.
+	Constrained, ConstrainedErrors int
 	// AuditsPassed and AuditsFailed are the verdicts on the work of the
 	// sessions it worked in.
 	AuditsPassed, AuditsFailed int
@@ -81,10 +85,27 @@ type Model struct {
 
 // WellFormed is the share of replies parsed on the first try, 0 to 1.
 func (m Model) WellFormed() float64 {
-	if m.Replies == 0 {
+	return share(m.Replies-m.FormatErrors, m.Replies)
+}
+
+// WellFormedConstrained is WellFormed of the constrained replies.
+func (m Model) WellFormedConstrained() float64 {
+	return share(m.Constrained-m.ConstrainedErrors, m.Constrained)
+}
+
+// Unconstrained counts the replies to requests without the grammar.
+func (m Model) Unconstrained() int { return m.Replies - m.Constrained }
+
+// WellFormedUnconstrained is WellFormed of the unconstrained replies.
+func (m Model) WellFormedUnconstrained() float64 {
+	return share(m.Unconstrained()-(m.FormatErrors-m.ConstrainedErrors), m.Unconstrained())
+}
+
+func share(n, of int) float64 {
+	if of == 0 {
 		return 0
 	}
-	return float64(m.Replies-m.FormatErrors) / float64(m.Replies)
+	return float64(n) / float64(of)
 }
 
 // Stats is per model, over the sessions updated since since, most used
@@ -125,6 +146,12 @@ func Stats(list []*sessions.Session, since time.Time, prices map[string]Price) [
 			m.Replies++
 			if r.FormatError {
 				m.FormatErrors++
+			}
+			if r.Constrained {
+				m.Constrained++
+				if r.FormatError {
+					m.ConstrainedErrors++
+				}
 			}
 			if r.EarlyStop {
 				m.EarlyStops++

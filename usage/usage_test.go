@@ -77,3 +77,27 @@ func TestStats(t *testing.T) {
 		t.Errorf("judge %+v", judge)
 	}
 }
+
+// dev stats splits %well-formed by whether the request carried the reply
+// grammar (SPEC §18).
+func TestStatsConstrainedSplit(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	s := &sessions.Session{UpdatedAt: now, Requests: []sessions.Request{
+		{Model: "m", Purpose: "worker", Constrained: true},
+		{Model: "m", Purpose: "worker", Constrained: true},
+		{Model: "m", Purpose: "worker", Constrained: true, FormatError: true},
+		{Model: "m", Purpose: "audit", Constrained: true},
+		{Model: "m", Purpose: "worker", FormatError: true},
+		{Model: "m", Purpose: "worker", FormatError: true},
+		{Model: "m", Purpose: "worker"},
+		{Model: "m", Purpose: "compress"}, // never constrained, not a reply
+	}}
+	m := Stats([]*sessions.Session{s}, now.AddDate(0, 0, -1), nil)[0]
+	if m.Replies != 7 || m.Constrained != 4 || m.ConstrainedErrors != 1 || m.Unconstrained() != 3 {
+		t.Fatalf("%+v", m)
+	}
+	if m.WellFormedConstrained() != 0.75 || !near(m.WellFormedUnconstrained(), 1.0/3) || !near(m.WellFormed(), 4.0/7) {
+		t.Errorf("well-formed %v, constrained %v, unconstrained %v", m.WellFormed(), m.WellFormedConstrained(), m.WellFormedUnconstrained())
+	}
+}

@@ -62,10 +62,14 @@ type entry struct {
 func transcript(sess *sessions.Session) []entry {
 	b := &builder{sess: sess, auditUsed: make([]bool, len(sess.Audits)), numbered: true}
 	b.matchPasses()
+	rejected := sessions.RejectedBefore(sess)
+	replies := 0
 	for i, m := range sess.History {
 		b.at = i
 		if m.Role == llm.RoleAssistant {
 			b.flush()
+			b.rejected(rejected[replies])
+			replies++
 			b.assistant(m.Content)
 			continue
 		}
@@ -80,8 +84,43 @@ func transcript(sess *sessions.Session) []entry {
 		b.user(m.Content)
 	}
 	b.flush()
+	b.rejected(rejected[replies])
 	b.endRequest(true)
 	return b.out
+}
+
+// rejected shows replies dev could not use, kept with their requests:
+// the problem, and the reply's first and last lines when opened.
+func (b *builder) rejected(rs []sessions.Request) {
+	for _, r := range rs {
+		rj := r.Rejected
+		who := "reply"
+		if r.Purpose == sessions.PurposeAudit {
+			who = "the auditor's reply"
+		}
+		text := "! " + who + " not in the expected format: " + textfmt.FirstLine(rj.Problem)
+		if rj.Cut {
+			text = fmt.Sprintf("! %s cut off at maxTokens (%s tokens)", who, textfmt.Thousands(int64(r.MaxTokens)))
+		}
+		var more strings.Builder
+		switch {
+		case len(rj.Head) == 0:
+			more.WriteString("(the reply was empty)\n")
+		default:
+			fmt.Fprintf(&more, "What the model wrote (%s):\n", textfmt.Plural(rj.Lines, "line"))
+			for _, l := range rj.Head {
+				more.WriteString("│ " + l + "\n")
+			}
+			if len(rj.Tail) > 0 {
+				more.WriteString("│ …\n")
+				for _, l := range rj.Tail {
+					more.WriteString("│ " + l + "\n")
+				}
+			}
+		}
+		more.WriteString("\n" + rj.Problem)
+		b.line(classWarn, text, more.String())
+	}
 }
 
 // shellNote starts the message that brings a command the user ran (the !

@@ -153,3 +153,36 @@ func TestTranscript(t *testing.T) {
 		})
 	}
 }
+
+// The session page shows the replies dev could not use where they came
+// (from the request records: they never enter the history), with what the
+// model wrote when opened.
+func TestTranscriptShowsRejectedReplies(t *testing.T) {
+	t.Parallel()
+	sess := &sessions.Session{ID: "s",
+		History: []llm.Message{
+			{Role: llm.RoleUser, Content: prompts.UserRequest("list the files")},
+			{Role: llm.RoleAssistant, Content: "# Agent Response\n\n## Thoughts\nLook.\n\n## Tool Choice\nLIST_DIRECTORY\n\n## Tool Input\n."},
+			{Role: llm.RoleUser, Content: `<tool_result tool="LIST_DIRECTORY" ok="true">` + "\na.txt\n</tool_result>"},
+		},
+		Requests: []sessions.Request{
+			{Purpose: "worker", FormatError: true, Rejected: &sessions.Rejected{Problem: "Your reply has no `## Tool Choice` section.",
+				Head: []string{"Sure! Here is the code:"}, Tail: []string{"Hope this helps!"}, Lines: 30}},
+			{Purpose: "worker"},
+			{Purpose: "worker", FormatError: true, MaxTokens: 2048, Rejected: &sessions.Rejected{Problem: "cut", Head: []string{"# Agent Response"}, Lines: 300, Cut: true}},
+		},
+	}
+	got := text(transcript(sess))
+	first := strings.Index(got, "[line warn] ! reply not in the expected format: Your reply has no `## Tool Choice` section.")
+	tool := strings.Index(got, "LIST_DIRECTORY")
+	cut := strings.Index(got, "[line warn] ! reply cut off at maxTokens (2,048 tokens)")
+	if first < 0 || tool < first || cut < tool {
+		t.Fatalf("rejected replies missing or out of place:\n%s", got)
+	}
+	for _, e := range transcript(sess) {
+		if strings.Contains(e.Text, "Your reply has no") && (!strings.Contains(e.More, "│ Sure! Here is the code:") ||
+			!strings.Contains(e.More, "│ Hope this helps!") || !strings.Contains(e.More, "30 lines")) {
+			t.Errorf("what the model wrote is not shown: %q", e.More)
+		}
+	}
+}

@@ -92,7 +92,7 @@ func binary(t testing.TB) string {
 // takes minutes, too long for every `go test ./...`), and when llama-server
 // and the models are not built; with DEV_REAL_SERVER=required (CI) a
 // missing server fails the test instead.
-func requireServer(t *testing.T) {
+func requireServer(t testing.TB) {
 	t.Helper()
 	mode := os.Getenv("DEV_REAL_SERVER")
 	if mode == "" {
@@ -128,7 +128,7 @@ func (s *llamaServer) stop() {
 // server returns a running llama-server with model (smollm2 or gemma3), a
 // total context of ctx tokens and slots slots, starting it on first use.
 // Servers live until the suite ends: starting one costs seconds.
-func server(t *testing.T, model string, ctx, slots int) *llamaServer {
+func server(t testing.TB, model string, ctx, slots int) *llamaServer {
 	t.Helper()
 	requireServer(t)
 	key := fmt.Sprintf("%s -c %d -np %d", model, ctx, slots)
@@ -160,7 +160,7 @@ func server(t *testing.T, model string, ctx, slots int) *llamaServer {
 	return s
 }
 
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -259,9 +259,13 @@ type session struct {
 // record is the part of a session's request record (SPEC §16) these tests
 // read.
 type record struct {
-	Purpose      string `json:"purpose"`
-	PromptTokens int    `json:"promptTokens"`
-	CachedTokens *int   `json:"cachedTokens"`
+	Purpose          string `json:"purpose"`
+	PromptTokens     int    `json:"promptTokens"`
+	CompletionTokens int    `json:"completionTokens"`
+	CachedTokens     *int   `json:"cachedTokens"`
+	DurationMs       int64  `json:"durationMs"`
+	FormatError      bool   `json:"formatError"`
+	Constrained      bool   `json:"constrained"`
 }
 
 // minReuse is the smallest share of a worker request's prompt that the
@@ -348,6 +352,7 @@ func ofType(evs []map[string]any, typ string) []map[string]any {
 type exchange struct {
 	path     string
 	messages []llm.Message
+	grammar  bool // the request carried a grammar
 	status   int
 	body     []byte // the whole answer: an SSE stream, or JSON
 }
@@ -483,7 +488,7 @@ func (g *gate) forward(req llmtest.Request) (int, []byte) {
 	}
 	defer resp.Body.Close()
 	got, _ := io.ReadAll(resp.Body)
-	g.rec.add(exchange{path: "/v1/chat/completions", messages: req.Messages, status: resp.StatusCode, body: got})
+	g.rec.add(exchange{path: "/v1/chat/completions", messages: req.Messages, grammar: req.Grammar != "", status: resp.StatusCode, body: got})
 	return resp.StatusCode, got
 }
 

@@ -17,7 +17,9 @@ type Kind string
 const (
 	Generic  Kind = "generic"
 	LlamaCpp Kind = "llama.cpp"
-	VLLM     Kind = "vLLM"
+	VLLM     Kind = "vLLM" // 0.11.0: grammars in structured_outputs.grammar
+	// VLLMOld is vLLM 0.10.1, which reads grammars in guided_grammar.
+	VLLMOld  Kind = "vLLM 0.10.1"
 	Ollama   Kind = "Ollama"
 	LMStudio Kind = "LM Studio"
 	// OpenRouter answers /v1/models with its own fields per model
@@ -28,7 +30,7 @@ const (
 // Impersonate makes the server answer like kind, with its first model loaded
 // in a context window of window tokens: the endpoints dev probes (llama.cpp's
 // /props, vLLM's max_model_len in /v1/models, Ollama's /api/version and
-// /api/ps, LM Studio's /api/v1/models), the model ids (Ollama's carry
+// /api/ps, LM Studio's /api/v1/models, vLLM's /version), the model ids (Ollama's carry
 // ":latest"), the reasoning field of its streams, and its answer to a model
 // it does not serve (llama.cpp answers any name with its one model). The
 // shapes follow llm/testdata/servers. Generic answers only the OpenAI
@@ -59,8 +61,13 @@ func (s *Server) Impersonate(kind Kind, window int) {
 			"model_path":                  "/models/" + loaded + ".gguf",
 			"build_info":                  "b7120-3f9a0e1c2",
 		})
-	case VLLM:
+	case VLLM, VLLMOld:
 		s.reasoningField = llm.FieldReasoning
+		version := "0.11.0"
+		if kind == VLLMOld {
+			version = "0.10.1"
+		}
+		set("GET /version", map[string]string{"version": version})
 		type model struct {
 			ID          string `json:"id"`
 			Object      string `json:"object"`

@@ -23,7 +23,8 @@ func TestImpersonate(t *testing.T) {
 		{Generic, llm.ServerInfo{}, llm.FieldReasoningContent, []string{"m", "other"}, true},
 		{LlamaCpp, llm.ServerInfo{Kind: llm.ServerLlamaCpp, Window: 8192, Source: "GET /props default_generation_settings.n_ctx", Version: "b7120-3f9a0e1c2", Slots: 1},
 			llm.FieldReasoningContent, []string{"m", "other"}, false},
-		{VLLM, llm.ServerInfo{Kind: llm.ServerVLLM, Window: 8192, Source: "GET /v1/models max_model_len"}, llm.FieldReasoning, []string{"m", "other"}, true},
+		{VLLM, llm.ServerInfo{Kind: llm.ServerVLLM, Window: 8192, Source: "GET /v1/models max_model_len", Version: "0.11.0"}, llm.FieldReasoning, []string{"m", "other"}, true},
+		{VLLMOld, llm.ServerInfo{Kind: llm.ServerVLLM, Window: 8192, Source: "GET /v1/models max_model_len", Version: "0.10.1"}, llm.FieldReasoning, []string{"m", "other"}, true},
 		{Ollama, llm.ServerInfo{Kind: llm.ServerOllama, Window: 8192, Source: "GET /api/ps context_length", Version: "0.17.4"},
 			llm.FieldReasoning, []string{"m:latest", "other:latest"}, true},
 		{LMStudio, llm.ServerInfo{Kind: llm.ServerLMStudio, Window: 8192, Source: "GET /api/v1/models loaded_instances[].config.context_length"},
@@ -77,5 +78,40 @@ func TestRejectStreamOptions(t *testing.T) {
 	}
 	if !c.StreamOptionsRejected() || len(s.Requests()) != 2 {
 		t.Errorf("rejected %v after %d requests; want the rejection remembered after 2", c.StreamOptionsRejected(), len(s.Requests()))
+	}
+}
+
+// The mock records the grammar a request carried and the field it came in,
+// and rejects it like llama.cpp when told to.
+func TestGrammarRecordedAndRejected(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		kind  Kind
+		field string
+	}{{LlamaCpp, "grammar"}, {VLLM, "structured_outputs.grammar"}, {VLLMOld, "guided_grammar"}} {
+		s := New("m")
+		t.Cleanup(s.Close)
+		s.Impersonate(tc.kind, 8192)
+		s.Script(Response{Content: "hi"})
+		c := llm.New(llm.Config{BaseURL: s.BaseURL()})
+		c.Discover(context.Background(), "m")
+		if _, err := c.Stream(context.Background(), llm.Request{Model: "m", Messages: []llm.Message{{Role: "user", Content: "x"}}, Grammar: "root ::= x"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if r := s.Requests()[0]; r.Grammar != "root ::= x" || r.GrammarField != tc.field {
+			t.Errorf("%s: recorded grammar %q in %q, want %q", tc.kind, r.Grammar, r.GrammarField, tc.field)
+		}
+	}
+	s := New("m")
+	t.Cleanup(s.Close)
+	s.RejectGrammar()
+	s.Script(Response{Content: "hi"})
+	c := llm.New(llm.Config{BaseURL: s.BaseURL()})
+	reply, err := c.Stream(context.Background(), llm.Request{Model: "m", Messages: []llm.Message{{Role: "user", Content: "x"}}, Grammar: "root ::= x"}, nil)
+	if err != nil || !reply.GrammarRejected || reply.Constrained {
+		t.Errorf("Stream = %+v, %v; want the reply of the request sent again without the grammar", reply, err)
+	}
+	if rs := s.Requests(); len(rs) != 2 || rs[0].Grammar == "" || rs[1].Grammar != "" {
+		t.Errorf("requests %+v, want one with the grammar, then one without", rs)
 	}
 }

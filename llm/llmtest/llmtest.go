@@ -74,6 +74,28 @@ type Request struct {
 	// was sent.
 	Abandoned bool
 	Chunks    int
+	// Grammar is the grammar the request carried, and GrammarField the
+	// field it came in: "grammar" (llama.cpp), "structured_outputs.grammar"
+	// (vLLM from 0.10.2) or "guided_grammar" (older vLLM); "" for none.
+	Grammar, GrammarField string
+	// MaxTokens is the request's max_tokens, 0 when it sent none.
+	MaxTokens int
+}
+
+// grammarOf finds the grammar of a request body, in any server's field.
+func grammarOf(raw map[string]any) (grammar, field string) {
+	if g, ok := raw["grammar"].(string); ok {
+		return g, "grammar"
+	}
+	if so, ok := raw["structured_outputs"].(map[string]any); ok {
+		if g, ok := so["grammar"].(string); ok {
+			return g, "structured_outputs.grammar"
+		}
+	}
+	if g, ok := raw["guided_grammar"].(string); ok {
+		return g, "guided_grammar"
+	}
+	return "", ""
 }
 
 // Server is the mock. Create it with New and Close it when done.
@@ -91,6 +113,7 @@ type Server struct {
 
 	reasoningField      string // default reasoning field of streams
 	rejectStreamOptions bool
+	rejectGrammar       bool
 	// unknownModel, when set, answers a chat request for a model the
 	// server does not serve (status and body); serves decides.
 	unknownModel func(model string) (int, string)
@@ -203,6 +226,19 @@ func (s *Server) RejectStreamOptions() {
 	s.rejectStreamOptions = true
 }
 
+// GrammarRejection is llama.cpp's answer to a grammar it cannot parse
+// (llm/testdata/servers/llamacpp-b11434/grammar-invalid-400.txt).
+const GrammarRejection = `{"error":{"code":400,"message":"Failed to initialize samplers: failed to parse grammar","type":"invalid_request_error"}}`
+
+// RejectGrammar makes the server answer a chat request that carries a
+// grammar (in any server's field) with llama.cpp's 400 for a grammar it
+// cannot parse. Such requests are recorded too.
+func (s *Server) RejectGrammar() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rejectGrammar = true
+}
+
 func (s *Server) listModels(w http.ResponseWriter, r *http.Request) {
 	if s.serveRoute(w, r) {
 		return
@@ -240,6 +276,10 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	_ = json.Unmarshal(body, &raw)
 	s.mu.Lock()
 	got := Request{Model: req.Model, Messages: req.Messages, Raw: raw, Header: r.Header.Clone(), Arrived: arrived}
+	got.Grammar, got.GrammarField = grammarOf(raw)
+	if n, ok := raw["max_tokens"].(float64); ok {
+		got.MaxTokens = int(n)
+	}
 	index := len(s.requests)
 	s.requests = append(s.requests, got)
 	var streamed streamed
@@ -255,6 +295,8 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	var resp Response
 	ok := false
 	switch {
+	case s.rejectGrammar && got.Grammar != "":
+		resp, ok = Response{Status: http.StatusBadRequest, Body: GrammarRejection}, true
 	case s.rejectStreamOptions && req.StreamOptions != nil:
 		resp, ok = Response{Status: http.StatusBadRequest,
 			Body: `{"error":{"code":null,"message":"Unrecognized request argument supplied: stream_options","param":null,"type":"invalid_request_error"}}`}, true
