@@ -32,7 +32,6 @@ func (d *devCmd) doctorCommand() *cli.Command {
 			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "check `MODEL` instead of the configured one"},
 			&cli.StringFlag{Name: "profile", Usage: "check the model profile `NAME`"},
 			&cli.StringFlag{Name: "constrain", Usage: "check with constrain `MODE` (auto, on, off) instead of the configured one"},
-			&cli.StringFlag{Name: "constrain", Usage: "check with constrain `MODE` (auto, on, off) instead of the configured one"},
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
 		},
 		Action: d.doctor,
@@ -55,10 +54,6 @@ func (d *devCmd) doctor(c *cli.Context) error {
 		Thinking: app.Thinking(cfg.Thinking), Constrain: cfg.Constrain,
 		File: config.Path(dir), FileFound: found, Warnings: warnings, Err: err,
 		Safety: safetyFacts(cfg),
-	}
-
-	if err == nil {
-		dc.Grammar = app.WorkerGrammar(cfg)
 	}
 
 	if err == nil {

@@ -8,7 +8,7 @@ package prompts
 
 import (
 	"embed"
-	"github.com/devagent/dev/textfmt"
+	"strconv"
 	"strings"
 	"text/template"
 )
@@ -156,7 +156,7 @@ func render(name string, data any) string {
 // limit tokens (maxTokens, SPEC §18); empty says whether nothing but
 // reasoning came before the cut.
 func CutAtLimit(empty bool, limit int) string {
-	n := textfmt.Thousands(int64(limit))
+	n := strconv.Itoa(limit) // for a model: no separators to misread
 	if empty {
 		return "Your reply was cut off before any answer: the reasoning used the whole output budget of " + n + " tokens (maxTokens). Think less and answer with the template."
 	}

@@ -65,7 +65,8 @@ func alive(pids []int) []int {
 
 // TestStopAllStopsWhatCommandsLeft: the processes a finished command left
 // behind are stopped, KILL for one that ignores TERM; on Linux, as a
-// subreaper, also one that left the group with setsid.
+// subreaper, StopOrphans then stops one that left the group with setsid
+// (and, here, has no run id).
 func TestStopAllStopsWhatCommandsLeft(t *testing.T) {
 	if runtime.GOOS == "linux" {
 		if err := AdoptOrphans(); err != nil {
@@ -118,8 +119,19 @@ read x < gate`)
 	if n := r.StopAll(grace); n == 0 {
 		t.Error("StopAll signalled nothing")
 	}
-	if left := alive(pids); len(left) > 0 {
+	if left := alive(pids[:2]); len(left) > 0 {
 		t.Errorf("still running after StopAll: %v", left)
+	}
+	if runtime.GOOS == "linux" {
+		if left := alive(pids[2:]); len(left) != 1 {
+			t.Errorf("StopAll stopped a child that is not its run's: %v left of %v", left, pids[2:])
+		}
+		if n := StopOrphans(grace); n == 0 {
+			t.Error("StopOrphans signalled nothing")
+		}
+		if left := alive(pids); len(left) > 0 {
+			t.Errorf("still running after StopOrphans: %v", left)
+		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, FileName)); !os.IsNotExist(err) {
 		t.Errorf("the record is left: %v", err)

@@ -100,7 +100,7 @@ func TestReplyCutByTheCap(t *testing.T) {
 	}
 	_, perr := c.Parse(got)
 	var fe *parser.FormatError
-	if !errors.As(perr, &fe) || !strings.Contains(fe.Message, "cut off at the output limit of 2,048 tokens (maxTokens)") ||
+	if !errors.As(perr, &fe) || !strings.Contains(fe.Message, "cut off at the output limit of 2048 tokens (maxTokens)") ||
 		strings.Contains(fe.Message, "template:") || strings.Contains(fe.Message, "does not follow") {
 		t.Fatalf("format error %v", perr)
 	}
