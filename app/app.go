@@ -371,7 +371,8 @@ func (a *App) wire() {
 	}
 	registry := a.tools
 	grammar := ""
-	shape := parser.GrammarOptions{Thinking: llm.ThinkBlock(thinking, a.server), ReplyCap: replyCap(cfg, a.server)}
+	think, thinkChars := llm.ThinkBlock(thinking, a.server)
+	shape := parser.GrammarOptions{Thinking: think, ThinkChars: thinkChars, ReplyCap: replyCap(cfg, a.server)}
 	if a.constrained {
 		grammar = tools.Grammar(a.offered(registry), shape).GBNF()
 	}

@@ -85,7 +85,8 @@ func WorkerGrammar(cfg config.Config) string {
 	if err != nil {
 		return ""
 	}
-	return tools.Grammar(r.Docs(), parser.GrammarOptions{Thinking: llm.ThinkBlock(thinkingOf(cfg.Thinking), llm.ServerInfo{}),
+	think, thinkChars := llm.ThinkBlock(thinkingOf(cfg.Thinking), llm.ServerInfo{})
+	return tools.Grammar(r.Docs(), parser.GrammarOptions{Thinking: think, ThinkChars: thinkChars,
 		ReplyCap: replyCap(cfg, llm.ServerInfo{})}).GBNF()
 }
 

@@ -218,11 +218,17 @@ func (d *doctor) probeGrammar(ctx context.Context) {
 	d.grammar = d.exchange(ctx, d.timeouts.Roles, req)
 }
 
+// grammarOptions shape the probes' grammars as a run's would be shaped.
+func (d *doctor) grammarOptions() parser.GrammarOptions {
+	think, thinkChars := llm.ThinkBlock(d.cfg.Thinking, d.server)
+	return parser.GrammarOptions{Thinking: think, ThinkChars: thinkChars, ReplyCap: d.replyCap()}
+}
+
 // protocolGrammar is the grammar of the protocol probe's replies: DONE is
 // its one tool.
 func (d *doctor) protocolGrammar() string {
 	return parser.ReplyGrammar([]parser.GrammarTool{{Name: "DONE", Input: parser.InputText}},
-		parser.GrammarOptions{Thinking: llm.ThinkBlock(d.cfg.Thinking, d.server), ReplyCap: d.replyCap()}).GBNF()
+		d.grammarOptions()).GBNF()
 }
 
 // constrains reports whether a run's requests carry the grammar: constrain

@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"fmt"
+	"github.com/devagent/dev/llm"
 	"strings"
 	"testing"
 
@@ -81,10 +83,10 @@ func TestConstrainAutoByServer(t *testing.T) {
 			if worker[1].Grammar != g {
 				t.Error("the worker's grammar differs between requests")
 			}
-			// A model that does not reason (the mock's template says
-			// nothing of it) is not offered a <think> block.
-			if strings.Contains(g, "<think>") {
-				t.Errorf("a think block offered to a model that does not reason:\n%s", g)
+			// A model not known to reason (the mock's template says
+			// nothing of it) is offered only a short <think> block.
+			if !strings.Contains(g, fmt.Sprintf(`"<think>" think-char{0,%d}`, llm.ShortThinkChars)) {
+				t.Errorf("a model not known to reason is not offered a short think block:\n%s", g)
 			}
 			// The auditor's grammar: its own read-only tools.
 			a := auditor[0].Grammar
@@ -125,14 +127,27 @@ func TestConstrainOnAndOff(t *testing.T) {
 	}
 }
 
-// Asked to think, the model may start with a <think> block: llama.cpp
-// applies the grammar to the reasoning too.
+// Unless thinking is off, the model may start with a <think> block
+// (llama.cpp applies the grammar to the reasoning too): of any length when
+// asked to think, short (llm.ShortThinkChars) for a model not known to
+// reason with thinking auto; with thinking off, none.
 func TestConstrainThinkBlock(t *testing.T) {
-	w := newWorld(t, map[string]any{"thinking": "high"})
-	w.srv.Impersonate(llmtest.LlamaCpp, 32768)
-	worker, auditor, _ := grammarRun(t, w)
-	if !strings.Contains(worker[0].Grammar, `"<think>"`) || !strings.Contains(auditor[0].Grammar, `"<think>"`) {
-		t.Errorf("thinking high: no think block in the grammar:\n%s", worker[0].Grammar)
+	bound := fmt.Sprintf("{0,%d}", llm.ShortThinkChars)
+	for _, tc := range []struct {
+		thinking     string
+		think, short bool
+	}{{"high", true, false}, {"auto", true, true}, {"off", false, false}} {
+		t.Run(tc.thinking, func(t *testing.T) {
+			w := newWorld(t, map[string]any{"thinking": tc.thinking})
+			w.srv.Impersonate(llmtest.LlamaCpp, 32768)
+			worker, auditor, _ := grammarRun(t, w)
+			for who, g := range map[string]string{"worker": worker[0].Grammar, "auditor": auditor[0].Grammar} {
+				if strings.Contains(g, `"<think>"`) != tc.think || strings.Contains(g, bound) != tc.short {
+					t.Errorf("thinking %s: the %s's grammar has a think block %v (want %v), bounded %v (want %v):\n%s",
+						tc.thinking, who, strings.Contains(g, `"<think>"`), tc.think, strings.Contains(g, bound), tc.short, g)
+				}
+			}
+		})
 	}
 }
 

@@ -78,21 +78,26 @@ func less(a, b [3]int) bool {
 	return false
 }
 
-// ThinkBlock reports whether the reply grammar lets a <think> block come
-// first (SPEC §18): when the model is asked to think (low, medium, high),
-// or, with thinking auto, when the server's chat template shows the model
-// reasons (llama.cpp applies the grammar to the reasoning too). A model
-// that does not reason is not offered one: shown the way in, a small
-// model takes it and spends its whole reply cap there.
-func ThinkBlock(t Thinking, info ServerInfo) bool {
-	switch t {
-	case ThinkingOff:
-		return false
-	case ThinkingAuto:
-		return info.Reasoning
+// ThinkBlock says whether the reply grammar lets a <think> block come
+// first, and how many characters it may hold (0: any). SPEC §18: unless
+// thinking is off, a model may reason inline (llama.cpp applies the
+// grammar to the reasoning too). A model asked to think, or whose chat
+// template reasons (thinking auto), may think as long as it likes; any
+// other gets a short block: shown the way in, a small model takes it and
+// would spend its whole reply cap there.
+func ThinkBlock(t Thinking, info ServerInfo) (allow bool, maxChars int) {
+	switch {
+	case t == ThinkingOff:
+		return false, 0
+	case t == ThinkingAuto && !info.Reasoning:
+		return true, ShortThinkChars
 	}
-	return true
+	return true, 0
 }
+
+// ShortThinkChars bounds the <think> block of a model not known to reason:
+// about 200 tokens.
+const ShortThinkChars = 800
 
 // DefaultMaxTokens is the reply cap of a request when maxTokens is not set
 // (SPEC §18): a quarter of the context window, at most 16,384 tokens, so

@@ -209,8 +209,9 @@ func decodeBody(t *testing.T, r *http.Request) map[string]any {
 	return body
 }
 
-// The reply grammar offers a <think> block only to a model that reasons:
-// asked to think, or with thinking auto, one whose chat template reasons.
+// The reply grammar offers a <think> block unless thinking is off (SPEC
+// §18): of any length to a model that reasons (asked to think, or with
+// thinking auto, one whose chat template reasons), short to any other.
 func TestThinkBlock(t *testing.T) {
 	t.Parallel()
 	reasons := ServerInfo{Kind: ServerLlamaCpp, Reasoning: true}
@@ -219,12 +220,13 @@ func TestThinkBlock(t *testing.T) {
 		t    Thinking
 		info ServerInfo
 		want bool
+		max  int
 	}{
-		{ThinkingAuto, reasons, true}, {ThinkingAuto, plain, false}, {ThinkingOff, reasons, false},
-		{ThinkingLow, plain, true}, {ThinkingHigh, ServerInfo{}, true},
+		{ThinkingAuto, reasons, true, 0}, {ThinkingAuto, plain, true, ShortThinkChars}, {ThinkingOff, reasons, false, 0},
+		{ThinkingLow, plain, true, 0}, {ThinkingHigh, ServerInfo{}, true, 0},
 	} {
-		if got := ThinkBlock(c.t, c.info); got != c.want {
-			t.Errorf("ThinkBlock(%q, reasoning %v) = %v", c.t, c.info.Reasoning, got)
+		if got, max := ThinkBlock(c.t, c.info); got != c.want || max != c.max {
+			t.Errorf("ThinkBlock(%q, reasoning %v) = %v, %d; want %v, %d", c.t, c.info.Reasoning, got, max, c.want, c.max)
 		}
 	}
 	for template, want := range map[string]bool{
