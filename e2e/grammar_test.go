@@ -230,7 +230,7 @@ func TestReplyCutByTheCap(t *testing.T) {
 	r := w.run("--no-audit", "-p", "write a long file")
 	r.expect(t, 5)
 	for _, want := range []string{"reply cut off at the default maxTokens (2,048 tokens) (1/2)", "(2/2, giving up)", "│ # Agent Response",
-		"cut off at the output limit of 2048 tokens", "set maxTokens in " + w.home} {
+		"cut off at the output limit of 2,048 tokens", "set maxTokens in " + w.home} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 		}

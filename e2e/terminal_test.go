@@ -181,7 +181,7 @@ func TestBadFlagOfEveryCommand(t *testing.T) {
 		{[]string{"checkpoints", "--bogus"}, "dev checkpoints: unknown flag --bogus (valid: --session ID)"},
 		{[]string{"diff", "--bogus"}, "dev diff: unknown flag --bogus (valid: --session ID)"},
 		{[]string{"rewind", "1", "--bogus"}, "(valid: --session ID, --files-only, -y/--yes)"},
-		{[]string{"doctor", "--bogus"}, "(valid: -m/--model MODEL, --profile NAME, --json)"},
+		{[]string{"doctor", "--bogus"}, "(valid: -m/--model MODEL, --profile NAME, --constrain MODE, --json)"},
 		{[]string{"mcp", "--bogus"}, "(valid: -v/--verbose)"},
 		{[]string{"stats", "--bogus"}, "(valid: --days N, --json)"},
 		{[]string{"stats", "--days", "x"}, `dev stats: invalid value "x" for --days: a whole number is needed`},
