@@ -92,6 +92,13 @@ type RequestStarted struct {
 	Step  int // 1-based number of the reply being requested
 }
 
+// ServerAlive says the server sent bytes while no piece of the reply came
+// yet: keep-alive comments while it processes a long prompt. At most once
+// a second; a live renderer shows it, nothing records it.
+type ServerAlive struct {
+	Agent Agent
+}
+
 // Streaming carries a piece of the reply as it arrives.
 type Streaming struct {
 	Agent              Agent
@@ -308,6 +315,7 @@ func (ContextWindow) Name() string     { return "context" }
 func (FileAttached) Name() string      { return "attachment" }
 func (RequestStarted) Name() string    { return "request" }
 func (Streaming) Name() string         { return "streaming" }
+func (ServerAlive) Name() string       { return "server_alive" }
 func (ReplyReceived) Name() string     { return "reply" }
 func (CommandOutput) Name() string     { return "tool_output" }
 func (ReplyParsed) Name() string       { return "response" }

@@ -262,6 +262,7 @@ func (c *Client) streamOnce(ctx context.Context, req Request, withUsage bool, on
 	}()
 	cl := c.newCall(ctx, "/chat/completions", true)
 	defer cl.close()
+	cl.doer.alive = req.Alive
 	extra := c.extraFields(req)
 	wr := chatRequest(req, withUsage, extra)
 	body, err := c.bodies.encode(wr)

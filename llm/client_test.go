@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/iotest"
 	"time"
@@ -624,5 +625,43 @@ func TestWatcherSplitReads(t *testing.T) {
 				t.Errorf("errs %q done %v, want %q %v", errs, d.lines.done, tc.errs, tc.done)
 			}
 		})
+	}
+}
+
+// A server that sends only keep-alives while it works on the prompt is
+// reported through Request.Alive, before any piece of the reply: the
+// caller shows the user the server is there (SPEC §10).
+func TestKeepAlivesReachAlive(t *testing.T) {
+	t.Parallel()
+	alive := make(chan struct{})
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		startSSE(w)
+		writeSSE(w, ": keep-alive\n\n")
+		select {
+		case <-alive:
+		case <-r.Context().Done():
+			return
+		}
+		writeSSE(w, chunkJSON("done", "stop")+"data: [DONE]\n\n")
+	})
+	c := New(Config{BaseURL: srv.URL})
+	req := hi
+	var calls atomic.Int32
+	var deltaBeforeAlive atomic.Bool
+	req.Alive = func() {
+		if calls.Add(1) == 1 {
+			close(alive)
+		}
+	}
+	reply, err := c.Stream(context.Background(), req, func(Delta) {
+		if calls.Load() == 0 {
+			deltaBeforeAlive.Store(true)
+		}
+	})
+	if err != nil || reply.Content != "done" {
+		t.Fatalf("reply %+v, %v", reply, err)
+	}
+	if calls.Load() < 1 || deltaBeforeAlive.Load() {
+		t.Errorf("Alive called %d times, a piece of the reply before it: %v", calls.Load(), deltaBeforeAlive.Load())
 	}
 }

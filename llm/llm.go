@@ -55,6 +55,11 @@ type Request struct {
 	// closes the request there (the server stops generating) and Stream
 	// returns what came so far, Reply.Stopped set.
 	Stop func(Delta) bool
+	// Alive, when set, is told that the server sent bytes (keep-alive
+	// comments while it processes a long prompt on a slow CPU, or the
+	// reply), at most once a second: the caller can show that a server
+	// that has sent no token yet is still there.
+	Alive func()
 }
 
 // Delta is a piece of a streamed reply, passed to the caller as it arrives.

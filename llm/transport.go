@@ -41,6 +41,9 @@ type callDoer struct {
 	// oversized: a data line passed maxDataLine, and the stream was ended
 	// there.
 	oversized bool
+	// alive is Request.Alive; aliveAt when it was last told.
+	alive   func()
+	aliveAt time.Time
 }
 
 func newCallDoer(client *http.Client, idle time.Duration, cancel context.CancelCauseFunc, stream bool) *callDoer {
@@ -176,6 +179,12 @@ func (b *watchedBody) saw(p []byte, err error) {
 			b.d.timer.Reset(b.d.idle)
 		}
 		b.d.lines.write(p)
+		if b.d.alive != nil {
+			if now := time.Now(); now.Sub(b.d.aliveAt) >= aliveEvery {
+				b.d.aliveAt = now
+				b.d.alive()
+			}
+		}
 	}
 	if errors.Is(err, io.EOF) {
 		b.d.lines.flush()
@@ -186,6 +195,9 @@ func (b *watchedBody) Close() error {
 	b.d.stop()
 	return b.rc.Close()
 }
+
+// aliveEvery is how often at most Request.Alive is told.
+const aliveEvery = time.Second
 
 // Bounds of what go-openai's SSE reader is given.
 const (

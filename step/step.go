@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/devagent/dev/compress"
@@ -166,9 +167,16 @@ func (c *Conversation) Request(ctx context.Context, step int) (llm.Reply, error)
 			cut = at
 			return found
 		}
+		var streaming atomic.Bool // a piece of the reply came: no need to say the server is there
+		req.Alive = func() {
+			if !streaming.Load() {
+				c.emit(event.ServerAlive{Agent: c.Agent})
+			}
+		}
 		prompt := c.est.Estimate(req.Messages) // before observe changes what it knows
 		req.MaxTokens = c.replyCap(prompt)
 		reply, err := c.Model.Stream(ctx, req, func(d llm.Delta) {
+			streaming.Store(true)
 			chunks++
 			chars += len(d.Content) + len(d.Reasoning)
 			c.emit(event.Streaming{Agent: c.Agent, Content: d.Content, Reasoning: d.Reasoning, Chunks: chunks,

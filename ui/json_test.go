@@ -27,6 +27,7 @@ func everyEvent() []event.Event {
 		event.ContextWindow{Window: 4096, Configured: 131072, Server: "llama.cpp", ServerWindow: 4096, Source: "GET /props"},
 		event.FileAttached{Path: "notes.md", Lines: 12},
 		event.RequestStarted{Agent: event.Worker, Step: 1},
+		event.ServerAlive{Agent: event.Worker}, // progress: no --json form
 		event.Streaming{Agent: event.Worker, Content: "# Agent", Reasoning: "hmm", Chunks: 1, Tokens: 3, Estimated: true},
 		event.ReplyReceived{Agent: event.Worker, PromptTokens: 1200, CompletionTokens: 80}, // progress: no --json form
 		event.ReplyParsed{Agent: event.Worker, Step: 1, Response: protocol.Response{Thoughts: "Read it.", Reasoning: "hidden",

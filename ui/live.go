@@ -68,6 +68,9 @@ type liveState struct {
 	auditTool string
 	command   string
 	output    tail
+	// aliveAt is when the server last sent a keep-alive while no token
+	// came yet (zero: none since the request went out).
+	aliveAt time.Time
 }
 
 // tail keeps the last lines of a command's output.
@@ -141,6 +144,7 @@ func (t *Terminal) startLive(what activity) {
 	t.live.replyTail = tail{}
 	t.live.reasoning.Reset()
 	t.live.output = tail{}
+	t.live.aliveAt = time.Time{}
 	if !t.tty || t.live.on {
 		t.drawLive()
 		return
@@ -329,6 +333,12 @@ func (t *Terminal) spinnerLine() string {
 		return s
 	case runningCommand:
 		return spin + " " + t.live.command + " " + elapsed
+	}
+	if !t.live.aliveAt.IsZero() {
+		// A slow CPU may process a long prompt for minutes, sending only
+		// keep-alives: say the server is there, so the user can decide.
+		ago := textfmt.Duration(time.Since(t.live.aliveAt))
+		return spin + " Server working on the prompt... " + elapsed + sep + "alive " + ago + " ago"
 	}
 	return spin + " Waiting for the model... " + elapsed
 }

@@ -41,3 +41,28 @@ func TestQuestionStopsTheLivePart(t *testing.T) {
 		t.Errorf("drawn around a question with no live part: %q", buf.String())
 	}
 }
+
+// A server that sends only keep-alives while it processes a long prompt is
+// said to be there, with how long ago it last was: the user can decide to
+// wait (SPEC §10; issue 22's break 8).
+func TestKeepAlivesShowTheServerIsThere(t *testing.T) {
+	t.Parallel()
+	var buf syncBuffer
+	term := liveTerminal(&buf, false)
+	term.Emit(event.RequestStarted{Agent: event.Worker, Step: 1})
+	if !strings.Contains(buf.String(), "Waiting for the model...") {
+		t.Fatalf("waiting: %q", buf.String())
+	}
+	term.Emit(event.ServerAlive{Agent: event.Worker})
+	term.redraw()
+	if got := buf.String(); !strings.Contains(got, "⠋ Server working on the prompt... 0s · alive 0s ago") {
+		t.Errorf("after a keep-alive: %q", got)
+	}
+	mark := len(buf.String())
+	term.Emit(event.Streaming{Agent: event.Worker, Content: "# Agent Response\n", Chunks: 1, Tokens: 3, Estimated: true})
+	term.redraw()
+	if got := buf.String()[mark:]; strings.Contains(got, "alive") || !strings.Contains(got, "Thinking...") {
+		t.Errorf("once the reply streams: %q", got)
+	}
+	term.Emit(event.ReplyParsed{Agent: event.Worker})
+}

@@ -182,6 +182,10 @@ func (t *Terminal) Emit(e event.Event) {
 		}
 	case event.RequestStarted:
 		t.startLive(waitingModel)
+	case event.ServerAlive:
+		if t.live.on && t.live.what == waitingModel {
+			t.live.aliveAt = time.Now()
+		}
 	case event.Streaming:
 		t.streaming(e)
 	case event.ReplyReceived:
