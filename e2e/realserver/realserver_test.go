@@ -492,8 +492,10 @@ the base Gemma parsed none in either (0 of 4, exit 5, every task). The off rows 
 much from run to run.
 
 **Constrained**: every reply is in the template, so every reply parses (the suite asserts 0 format
-errors and every worker request recorded ` + "`constrained`" + `), and it ends where the template ends,
-in a few dozen tokens. What the models then do is another matter: a 135M model and a base 270M
+errors and every worker request recorded ` + "`constrained`" + `), and it ends where the template ends
+(a few hundred tokens at most: the grammar bounds each section). With ` + "`thinking`" + ` at its default the
+grammar also allows a short ` + "`<think>`" + ` block (800 characters) first, which SmolLM2 takes: about 200
+of its tokens per step. What the models then do is another matter: a 135M model and a base 270M
 model choose tools and inputs poorly (they repeat a step until dev stops them, exit 5, or run out
 of steps, exit 4); a task is done when a model understands it, which these do not.
 
