@@ -35,12 +35,15 @@ func Unwrap(message string) (results []Result, notes []string) {
 		}
 		start := at + i
 		m := openTag.FindStringSubmatchIndex(message[start:])
-		// A body cannot hold the closing tag: Wrap neutralises it.
+		// A body cannot hold the closing tag: Wrap neutralises it. The
+		// search starts at the opening tag's newline, so an empty body is
+		// found; a closing tag that shares that newline (end 0) is not
+		// what Wrap writes, and would be a body that ends before it starts.
 		end := -1
 		if m != nil {
 			end = strings.Index(message[start+m[1]-1:], closeTag)
 		}
-		if end < 0 {
+		if end < 1 {
 			at = start + 1
 			continue
 		}

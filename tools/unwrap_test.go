@@ -44,6 +44,15 @@ func TestUnwrapPlainText(t *testing.T) {
 	if got != nil || len(notes) != 1 {
 		t.Errorf("Unwrap of a malformed wrapper = %#v, %q", got, notes)
 	}
+	// An opening tag whose newline is the closing tag's: Wrap always
+	// writes a newline of its own before the closing tag, so this is text,
+	// not a result with a body that ends before it starts.
+	for _, s := range []string{`<tool_result tool="X" ok="true">` + "\n</tool_result>", `a <tool_result tool="X" ok="false" path="p">` + "\n</tool_result> b"} {
+		got, notes = Unwrap(s)
+		if got != nil || len(notes) != 1 {
+			t.Errorf("Unwrap(%q) = %#v, %q", s, got, notes)
+		}
+	}
 }
 
 func TestUnwrapReadsWhatWrapWrote(t *testing.T) {
