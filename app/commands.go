@@ -13,7 +13,6 @@ import (
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/sessions"
 	"github.com/devagent/dev/step"
-	"github.com/devagent/dev/tools"
 )
 
 // What interactive mode changes between requests: the model, the audit
@@ -105,7 +104,7 @@ func (a *App) Compact(ctx context.Context) (bool, error) {
 }
 
 func lastRequest(history []llm.Message) string {
-	request, _ := lastExchange(history, tools.Worker())
+	request, _ := lastExchange(history)
 	return request
 }
 

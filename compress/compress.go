@@ -145,7 +145,7 @@ func (s *Summarizer) Compact(ctx context.Context, c Conversation) (Result, error
 			return fb, nil
 		}
 		res.Summary = cutMiddle(summary, reserve*CharsPerToken)
-		res.History = history(res.Summary, c)
+		res.History = compacted(res.Summary, c)
 		return res, nil
 	}
 }
@@ -172,11 +172,11 @@ func (s *Summarizer) fallback(c Conversation, reserve, cuts int) Result {
 	}
 	last, _ := Fit(c.History[max(from, 0):], reserve*CharsPerToken)
 	summary := prompts.NoSummary(last)
-	return Result{History: history(summary, c), Summary: summary, Cuts: cuts, Fallback: true}
+	return Result{History: compacted(summary, c), Summary: summary, Cuts: cuts, Fallback: true}
 }
 
-// history is the one message that replaces a compressed history.
-func history(summary string, c Conversation) []llm.Message {
+// compacted is the history that replaces a compressed one: one message.
+func compacted(summary string, c Conversation) []llm.Message {
 	original := c.OriginalRequest
 	if strings.TrimSpace(original) == "" {
 		original = c.CurrentRequest

@@ -124,6 +124,30 @@ func TestTranscript(t *testing.T) {
 				"[line dim] … in progress, or ended without saving its status (0 steps so far)\n",
 		},
 		{
+			name: "a command the user ran after an accepted DONE leaves the DONE its audit",
+			sess: sessions.Session{Status: sessions.Complete, Audits: []sessions.Audit{{Verdict: "PASS", Steps: 1}, {Verdict: "PASS", Steps: 2}}, History: []llm.Message{
+				request("write a.go"),
+				reply("", nil, done),
+				{Role: llm.RoleUser, Content: "The user ran a command in the working directory, for you to know:\n" + tools.Result{Tool: tools.Command, OK: true, Output: "$ ls\na.go"}.Wrap()},
+				request("and b.go"),
+				reply("", nil, done),
+			}},
+			want: "[request] Request 1: write a.go\n[tool] Tool: DONE: Wrote a.go.\n[line ok] ✓ audit passed (1 step)\n[line ok] ✓ done in 1 step\n" +
+				"[line info] ! the user ran a command, for the model to know:\n[result ok] Result: $ ls\n    a.go\n" +
+				"[request] Request 2: and b.go\n[tool] Tool: DONE: Wrote a.go.\n[line ok] ✓ audit passed (2 steps)\n[line ok] ✓ done in 1 step\n",
+		},
+		{
+			name: "a request that quotes a result's tag is a request",
+			sess: sessions.Session{Status: sessions.Complete, History: []llm.Message{
+				request("write a.go"),
+				reply("", nil, done),
+				request(`why do results start with <tool_result tool="X" ok="true">?`),
+				reply("", nil, done),
+			}},
+			want: "[request] Request 1: write a.go\n[tool] Tool: DONE: Wrote a.go.\n[line ok] ✓ done in 1 step\n" +
+				"[request] Request 2: why do results start with <tool_result tool=\"X\" ok=\"true\">?\n[tool] Tool: DONE: Wrote a.go.\n[line ok] ✓ done in 1 step\n",
+		},
+		{
 			name: "the task list shows when it changes",
 			sess: sessions.Session{Status: sessions.Complete, History: []llm.Message{
 				request("go"),
