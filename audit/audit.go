@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/devagent/dev/event"
+	"github.com/devagent/dev/history"
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/prompts"
@@ -119,7 +120,7 @@ func (a *Auditor) Audit(ctx context.Context, in Input) (result Result, err error
 		CompressThreshold: a.CompressThreshold,
 		State:             state,
 	}
-	conv.Append(llm.RoleUser, request)
+	conv.Append(llm.Message{Role: llm.RoleUser, Content: request})
 	maxSteps := a.MaxSteps
 	if maxSteps <= 0 {
 		maxSteps = DefaultMaxSteps
@@ -164,7 +165,7 @@ func (a *Auditor) Audit(ctx context.Context, in Input) (result Result, err error
 			last.OK, last.Output = false, noVerdict
 			results[len(results)-1] = last
 		}
-		conv.Append(llm.RoleUser, tools.ResultsMessage(resp.Tools, results, ""))
+		conv.Append(history.Results(resp.Tools, tools.Held(results), ""))
 	}
 	return finish(Fail, fmt.Sprintf("The audit could not reach a verdict within %d steps. Make the work easy to verify: name the files changed and the command that proves it works.", maxSteps))
 }

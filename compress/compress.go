@@ -10,6 +10,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/devagent/dev/history"
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/prompts"
@@ -171,7 +172,7 @@ func (s *Summarizer) fallback(c Conversation, reserve, cuts int) Result {
 		from--
 	}
 	last, _ := Fit(c.History[max(from, 0):], reserve*CharsPerToken)
-	summary := prompts.NoSummary(last)
+	summary := history.NoSummary(last)
 	return Result{History: compacted(summary, c), Summary: summary, Cuts: cuts, Fallback: true}
 }
 
@@ -181,11 +182,11 @@ func compacted(summary string, c Conversation) []llm.Message {
 	if strings.TrimSpace(original) == "" {
 		original = c.CurrentRequest
 	}
-	msg := prompts.Compressed{
+	msg := history.Compressed{
 		Summary:  summary,
 		Tasks:    parser.TaskLines(c.Tasks),
 		Original: original,
 		Current:  c.CurrentRequest,
 	}
-	return []llm.Message{{Role: llm.RoleUser, Content: msg.Render()}}
+	return []llm.Message{msg.Message()}
 }

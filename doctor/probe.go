@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/devagent/dev/history"
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/prompts"
@@ -244,7 +245,7 @@ func (d *doctor) probeProtocol(ctx context.Context) {
 	system, request := prompts.DoctorProtocol()
 	d.capped = d.replyCap()
 	req := llm.Request{Model: d.cfg.Model, Temperature: d.cfg.Temperature, MaxTokens: intPtr(d.capped),
-		Messages: []llm.Message{{Role: llm.RoleSystem, Content: system}, {Role: llm.RoleUser, Content: request}}}
+		Messages: []llm.Message{{Role: llm.RoleSystem, Content: system}, history.Request(request)}}
 	if d.constrains() {
 		req.Grammar = d.protocolGrammar()
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/devagent/dev/compress"
 	"github.com/devagent/dev/event"
+	"github.com/devagent/dev/history"
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/prompts"
@@ -370,7 +371,6 @@ func (c *Conversation) Reject(reply llm.Reply, err error) (exhausted bool) {
 	}
 	content, thinking := parser.StripThinking(reply.Content)
 	if strings.TrimSpace(content) == "" {
-		content = "(empty reply)"
 		if strings.TrimSpace(reply.Reasoning+thinking) != "" && c.Params.Thinking != llm.ThinkingOff {
 			// All reasoning and no answer: the budget went on thinking.
 			c.lessThinking = true
@@ -380,11 +380,11 @@ func (c *Conversation) Reject(reply llm.Reply, err error) (exhausted bool) {
 	if !withAttempt {
 		// The example shows the template: the reminder's outline of it,
 		// placeholders and all, is what small models copied instead.
-		c.Append(llm.RoleUser, "Your reply could not be used: "+msg)
+		c.Append(history.FormatError(msg, false))
 		return false
 	}
-	c.Append(llm.RoleAssistant, content)
-	c.Append(llm.RoleUser, "Your reply could not be used: "+msg+"\n\n"+prompts.FormatReminder())
+	c.Append(history.Attempt(content))
+	c.Append(history.FormatError(msg, true))
 	return false
 }
 
@@ -400,7 +400,7 @@ func (c *Conversation) Accept(resp parser.Response, step int) {
 	if resp.HasTaskList {
 		c.State.TaskList = append(c.State.TaskList[:0], resp.Tasks...)
 	}
-	c.Append(llm.RoleAssistant, resp.Template())
+	c.Append(history.Reply(resp))
 	c.emit(event.ReplyParsed{Agent: c.Agent, Step: step, Response: resp})
 }
 
@@ -436,9 +436,9 @@ func (c *Conversation) Act(ctx context.Context, resp parser.Response) (results [
 	return results, false
 }
 
-// Append adds a message to the history.
-func (c *Conversation) Append(role, content string) {
-	c.State.History = append(c.State.History, llm.Message{Role: role, Content: content})
+// Append adds a message to the history (one of package history's).
+func (c *Conversation) Append(m llm.Message) {
+	c.State.History = append(c.State.History, m)
 }
 
 // purpose is what the conversation's requests are for, in their records.
