@@ -360,20 +360,21 @@ func (a *App) wire() {
 		Groups:         a.groups(),
 		Live:           a.liveOutput(event.Worker),
 	}
-	thinking := thinkingOf(cfg.Thinking)
+	// One set of request parameters: the auditor and the summariser
+	// differ from the worker only in their model, and the worker sends the
+	// grammar of its replies.
+	worker := requestParams(cfg)
+	auditing, summarising := worker, worker
+	auditing.Model = orModel(cfg.AuditModel, cfg.Model)
+	summarising.Model = orModel(cfg.CompressModel, cfg.Model)
 	compactor := &compress.Summarizer{
-		Model:       model, // transient failures are retried like the worker's
-		ModelName:   orModel(cfg.CompressModel, cfg.Model),
-		Temperature: cfg.Temperature,
-		MaxTokens:   cfg.MaxTokens,
-		Thinking:    thinking,
-		ExtraBody:   cfg.ExtraBody,
+		Model:  model, // transient failures are retried like the worker's
+		Params: summarising,
 	}
 	registry := a.tools
-	grammar := ""
-	shape := parser.GrammarOptions{Thinking: llm.ThinkBlock(thinking, a.server), ReplyCap: replyCap(cfg, a.server)}
+	shape := parser.GrammarOptions{Thinking: llm.ThinkBlock(worker.Thinking, a.server), ReplyCap: replyCap(cfg, a.server)}
 	if a.constrained {
-		grammar = tools.Grammar(a.offered(registry), shape).GBNF()
+		worker.Grammar = tools.Grammar(a.offered(registry), shape).GBNF()
 	}
 	a.loop = &loop.Loop{
 		Model:       model,
@@ -386,12 +387,7 @@ func (a *App) wire() {
 		Mask:        a.mask,
 		Checkpoints: runCheckpoints{a},
 		Config: loop.Config{
-			Model:             cfg.Model,
-			Temperature:       cfg.Temperature,
-			MaxTokens:         cfg.MaxTokens,
-			Thinking:          thinking,
-			ExtraBody:         cfg.ExtraBody,
-			Grammar:           grammar,
+			Params:            worker,
 			SystemPrompt:      a.systemPrompt(registry),
 			MaxLoops:          cfg.MaxLoops,
 			MaxRetries:        retries,
@@ -403,12 +399,8 @@ func (a *App) wire() {
 	}
 	if cfg.Audit != config.AuditOff {
 		a.loop.Auditor = &audit.Auditor{
-			Model:       model,
-			ModelName:   orModel(cfg.AuditModel, cfg.Model),
-			Temperature: cfg.Temperature,
-			MaxTokens:   cfg.MaxTokens,
-			Thinking:    thinking,
-			ExtraBody:   cfg.ExtraBody,
+			Model:  model,
+			Params: auditing,
 			// The auditor's commands run where the worker's do, but never
 			// ask and never go to the background.
 			Env: &tools.Env{Dir: env.Dir, CommandTimeout: env.CommandTimeout, OutputDir: env.OutputDir, Spills: env.Spills,
@@ -425,6 +417,13 @@ func (a *App) wire() {
 			GrammarOptions:    shape,
 		}
 	}
+}
+
+// requestParams are the request parameters of a run's model requests,
+// from the settings: the worker's, without the grammar.
+func requestParams(cfg config.Config) llm.Params {
+	return llm.Params{Model: cfg.Model, Temperature: cfg.Temperature, MaxTokens: cfg.MaxTokens,
+		Thinking: thinkingOf(cfg.Thinking), Extra: cfg.ExtraBody}
 }
 
 // constrains decides whether a run's replies are shaped by the server

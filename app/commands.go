@@ -88,7 +88,7 @@ func (a *App) Compact(ctx context.Context) (bool, error) {
 	conv := &step.Conversation{
 		Agent:             event.Worker,
 		Model:             a.loop.Model,
-		Params:            step.Params{Model: a.cfg.Model, Temperature: a.cfg.Temperature, MaxTokens: a.cfg.MaxTokens},
+		Params:            a.loop.Params,
 		System:            a.loop.SystemPrompt,
 		Sink:              a.sink,
 		Window:            a.window,

@@ -166,7 +166,7 @@ func newAuditor(t *testing.T, replies ...string) (*Auditor, *fakeModel, string) 
 		t.Fatal(err)
 	}
 	m := &fakeModel{replies: replies}
-	return &Auditor{Model: m, ModelName: "auditor", Env: &tools.Env{Dir: dir}, Commands: defaults, MaxRetries: 2}, m, dir
+	return &Auditor{Model: m, Params: llm.Params{Model: "auditor"}, Env: &tools.Env{Dir: dir}, Commands: defaults, MaxRetries: 2}, m, dir
 }
 
 var input = Input{

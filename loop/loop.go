@@ -42,14 +42,9 @@ type Saver interface {
 
 // Config holds the limits and request parameters of a run.
 type Config struct {
-	Model       string
-	Temperature *float64
-	MaxTokens   *int
-	Thinking    llm.Thinking
-	ExtraBody   map[string]any // merged into every request body
-	// Grammar is the GBNF of the worker's replies, sent with every
-	// request (SPEC §18); "" sends none.
-	Grammar      string
+	// Params go with every request of the worker; Grammar, when set, is
+	// the GBNF of its replies (SPEC §18).
+	Params       llm.Params
 	SystemPrompt string
 	MaxLoops     int // replies per Run
 	MaxRetries   int // consecutive unparseable replies before the run fails
@@ -156,7 +151,7 @@ func (l *Loop) Run(ctx context.Context, sess *sessions.Session, request string) 
 	r.conv = &step.Conversation{
 		Agent:             event.Worker,
 		Model:             l.Model,
-		Params:            step.Params{Model: l.Config.Model, Temperature: l.Temperature, MaxTokens: l.MaxTokens, Thinking: l.Thinking, Extra: l.ExtraBody, Grammar: l.Grammar},
+		Params:            l.Params,
 		System:            l.SystemPrompt,
 		Tools:             l.Tools,
 		Env:               l.Env,

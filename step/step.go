@@ -47,28 +47,18 @@ var (
 	ErrCompression = errors.New("compressing the conversation")
 )
 
-// Params are the request parameters of a conversation.
-type Params struct {
-	Model       string
-	Temperature *float64
-	// MaxTokens caps every reply (maxTokens); nil sends the default cap of
-	// SPEC §18 (llm.DefaultMaxTokens of the window).
-	MaxTokens *int
-	Thinking  llm.Thinking
-	Extra     map[string]any // merged into every request body
-	// Grammar is the GBNF every request carries, so that the server
-	// shapes the replies (SPEC §18); "" sends none.
-	Grammar string
-}
-
 // Conversation is one agent's side of a protocol conversation. Its state
 // (history, task list, compressions, tokens) is a sessions.Session: the
 // worker's is the session the user resumes; the auditor's lives only in
 // memory. A Conversation is not safe for concurrent use.
 type Conversation struct {
-	Agent  event.Agent // marks every event the conversation emits
-	Model  Model
-	Params Params
+	Agent event.Agent // marks every event the conversation emits
+	Model Model
+	// Params go with every request. MaxTokens caps every reply
+	// (maxTokens); nil sends the default cap of SPEC §18
+	// (llm.DefaultMaxTokens of the window). Grammar, when set, is the GBNF
+	// that shapes the replies (SPEC §18).
+	Params llm.Params
 	System string // the system prompt, sent first in every request
 	Tools  tools.Set
 	Env    *tools.Env
@@ -288,8 +278,7 @@ func (c *Conversation) request() llm.Request {
 		msgs = append(msgs, c.Example...)
 	}
 	msgs = append(msgs, c.State.History...)
-	return llm.Request{Model: c.Params.Model, Messages: msgs, Temperature: c.Params.Temperature, MaxTokens: c.Params.MaxTokens,
-		Thinking: c.Params.Thinking, LessThinking: c.lessThinking, Extra: c.Params.Extra, Grammar: c.Params.Grammar}
+	return llm.Request{Params: c.Params, Messages: msgs, LessThinking: c.lessThinking}
 }
 
 // stoppedEarly keeps what came before the invented result: the template
