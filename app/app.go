@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 	"time"
 
@@ -23,6 +22,7 @@ import (
 	"github.com/devagent/dev/config"
 	"github.com/devagent/dev/event"
 	"github.com/devagent/dev/guard"
+	"github.com/devagent/dev/history"
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/loop"
 	"github.com/devagent/dev/mcp"
@@ -226,7 +226,7 @@ func Open(o Options) (*App, error) {
 	info := <-discovery
 	a.server, a.constrained = info, constrains(a.cfg.Constrain, info.Kind)
 	a.wire()
-	a.sink.Emit(sessionStarted(sess, resumed, a.tools))
+	a.sink.Emit(sessionStarted(sess, resumed))
 	a.learnWindow(info)
 	if check != nil {
 		a.reportServer(<-check, info)
@@ -360,21 +360,22 @@ func (a *App) wire() {
 		Groups:         a.groups(),
 		Live:           a.liveOutput(event.Worker),
 	}
-	thinking := thinkingOf(cfg.Thinking)
+	// One set of request parameters: the auditor and the summariser
+	// differ from the worker only in their model, and the worker sends the
+	// grammar of its replies.
+	worker := requestParams(cfg)
+	auditing, summarising := worker, worker
+	auditing.Model = orModel(cfg.AuditModel, cfg.Model)
+	summarising.Model = orModel(cfg.CompressModel, cfg.Model)
 	compactor := &compress.Summarizer{
-		Model:       model, // transient failures are retried like the worker's
-		ModelName:   orModel(cfg.CompressModel, cfg.Model),
-		Temperature: cfg.Temperature,
-		MaxTokens:   cfg.MaxTokens,
-		Thinking:    thinking,
-		ExtraBody:   cfg.ExtraBody,
+		Model:  model, // transient failures are retried like the worker's
+		Params: summarising,
 	}
 	registry := a.tools
-	grammar := ""
-	think, thinkChars := llm.ThinkBlock(thinking, a.server)
+	think, thinkChars := llm.ThinkBlock(worker.Thinking, a.server)
 	shape := parser.GrammarOptions{Thinking: think, ThinkChars: thinkChars, ReplyCap: replyCap(cfg, a.server)}
 	if a.constrained {
-		grammar = tools.Grammar(a.offered(registry), shape).GBNF()
+		worker.Grammar = tools.Grammar(a.offered(registry), shape).GBNF()
 	}
 	a.loop = &loop.Loop{
 		Model:       model,
@@ -387,12 +388,7 @@ func (a *App) wire() {
 		Mask:        a.mask,
 		Checkpoints: runCheckpoints{a},
 		Config: loop.Config{
-			Model:             cfg.Model,
-			Temperature:       cfg.Temperature,
-			MaxTokens:         cfg.MaxTokens,
-			Thinking:          thinking,
-			ExtraBody:         cfg.ExtraBody,
-			Grammar:           grammar,
+			Params:            worker,
 			SystemPrompt:      a.systemPrompt(registry),
 			MaxLoops:          cfg.MaxLoops,
 			MaxRetries:        retries,
@@ -404,12 +400,8 @@ func (a *App) wire() {
 	}
 	if cfg.Audit != config.AuditOff {
 		a.loop.Auditor = &audit.Auditor{
-			Model:       model,
-			ModelName:   orModel(cfg.AuditModel, cfg.Model),
-			Temperature: cfg.Temperature,
-			MaxTokens:   cfg.MaxTokens,
-			Thinking:    thinking,
-			ExtraBody:   cfg.ExtraBody,
+			Model:  model,
+			Params: auditing,
 			// The auditor's commands run where the worker's do, but never
 			// ask and never go to the background.
 			Env: &tools.Env{Dir: env.Dir, CommandTimeout: env.CommandTimeout, OutputDir: env.OutputDir, Spills: env.Spills,
@@ -426,6 +418,13 @@ func (a *App) wire() {
 			GrammarOptions:    shape,
 		}
 	}
+}
+
+// requestParams are the request parameters of a run's model requests,
+// from the settings: the worker's, without the grammar.
+func requestParams(cfg config.Config) llm.Params {
+	return llm.Params{Model: cfg.Model, Temperature: cfg.Temperature, MaxTokens: cfg.MaxTokens,
+		Thinking: thinkingOf(cfg.Thinking), Extra: cfg.ExtraBody}
 }
 
 // constrains decides whether a run's replies are shaped by the server
@@ -513,12 +512,12 @@ func (a *App) learnWindow(info llm.ServerInfo) {
 
 // sessionStarted describes the session opened; a resumed one with its last
 // exchange, how it ended and its task list.
-func sessionStarted(sess *sessions.Session, resumed bool, set tools.Set) event.SessionStarted {
+func sessionStarted(sess *sessions.Session, resumed bool) event.SessionStarted {
 	e := event.SessionStarted{ID: sess.ID, Resumed: resumed, Model: sess.Model, Dir: sess.WorkingDirectory}
 	if !resumed {
 		return e
 	}
-	e.LastRequest, e.LastAnswer = lastExchange(sess.History, set)
+	e.LastRequest, e.LastAnswer = lastExchange(sess.History)
 	e.LastStatus = string(sess.Status)
 	e.LastReason = sess.StatusReason
 	e.Tasks = sess.TaskList
@@ -527,20 +526,20 @@ func sessionStarted(sess *sessions.Session, resumed bool, set tools.Set) event.S
 
 // lastExchange is the last request of a history and what came of it: the
 // DONE summary, or else the model's last thoughts.
-func lastExchange(history []llm.Message, set tools.Set) (request, answer string) {
-	for i := len(history) - 1; i >= 0; i-- {
-		m := history[i]
-		if m.Role == llm.RoleAssistant && answer == "" {
-			if r, err := parser.Parse(m.Content, set.Names()); err == nil {
-				answer = r.Thoughts
-				if last := r.Tools[len(r.Tools)-1]; last.Name == tools.Done {
-					answer = last.Input
-				}
+func lastExchange(msgs []llm.Message) (request, answer string) {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == llm.RoleAssistant && answer != "" {
+			continue // the answer is known: no need to read the reply
+		}
+		e := history.ReadMessage(msgs[i])
+		if e.Kind == history.KindReply && e.Err == nil {
+			answer = e.Reply.Thoughts
+			if last := e.Reply.Tools[len(e.Reply.Tools)-1]; last.Name == tools.Done {
+				answer = last.Input
 			}
 		}
-		if m.Role == llm.RoleUser && strings.HasPrefix(m.Content, "<user_request>") {
-			request = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(m.Content, "<user_request>"), "</user_request>"))
-			return request, answer
+		if e.Kind == history.KindRequest {
+			return e.Text, answer
 		}
 	}
 	return "", answer
@@ -575,7 +574,7 @@ func (a *App) switchTo(sess *sessions.Session, resumed bool) error {
 	}
 	a.openTimeline()
 	a.wire()
-	a.sink.Emit(sessionStarted(sess, resumed, a.tools))
+	a.sink.Emit(sessionStarted(sess, resumed))
 	return nil
 }
 

@@ -13,7 +13,6 @@ import (
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/sessions"
 	"github.com/devagent/dev/step"
-	"github.com/devagent/dev/tools"
 )
 
 // What interactive mode changes between requests: the model, the audit
@@ -89,7 +88,7 @@ func (a *App) Compact(ctx context.Context) (bool, error) {
 	conv := &step.Conversation{
 		Agent:             event.Worker,
 		Model:             a.loop.Model,
-		Params:            step.Params{Model: a.cfg.Model, Temperature: a.cfg.Temperature, MaxTokens: a.cfg.MaxTokens},
+		Params:            a.loop.Params,
 		System:            a.loop.SystemPrompt,
 		Sink:              a.sink,
 		Window:            a.window,
@@ -105,7 +104,7 @@ func (a *App) Compact(ctx context.Context) (bool, error) {
 }
 
 func lastRequest(history []llm.Message) string {
-	request, _ := lastExchange(history, tools.Worker())
+	request, _ := lastExchange(history)
 	return request
 }
 

@@ -87,16 +87,16 @@ func TestLastExchange(t *testing.T) {
 		{Role: "user", Content: "<user_request>\nadd a flag\n</user_request>"},
 		{Role: "assistant", Content: done},
 	}
-	if req, ans := lastExchange(history, tools.Worker()); req != "add a flag" || ans != "Added the flag." {
+	if req, ans := lastExchange(history); req != "add a flag" || ans != "Added the flag." {
 		t.Errorf("got %q, %q", req, ans)
 	}
 	history = append(history, llm.Message{Role: "user", Content: "<user_request>\nnow tests\n</user_request>"},
 		llm.Message{Role: "assistant", Content: step},
 		llm.Message{Role: "user", Content: "<tool_result tool=\"READ_FILE\">…</tool_result>"})
-	if req, ans := lastExchange(history, tools.Worker()); req != "now tests" || ans != "Read main.go next." {
+	if req, ans := lastExchange(history); req != "now tests" || ans != "Read main.go next." {
 		t.Errorf("interrupted mid-work: got %q, %q", req, ans)
 	}
-	if req, ans := lastExchange(nil, tools.Worker()); req != "" || ans != "" {
+	if req, ans := lastExchange(nil); req != "" || ans != "" {
 		t.Errorf("empty: got %q, %q", req, ans)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/devagent/dev/config"
 	"github.com/devagent/dev/event"
+	"github.com/devagent/dev/history"
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/mcp"
 	"github.com/devagent/dev/mention"
@@ -141,8 +142,7 @@ func (a *App) Shell(ctx context.Context, command string) tools.Result {
 	env := *a.loop.Env
 	env.Approve, env.Interactive, env.Background = a.protectOnly, false, nil
 	res := tools.CommandTool{}.Run(ctx, &env, command).Masked(a.mask)
-	a.sess.History = append(a.sess.History, llm.Message{Role: llm.RoleUser,
-		Content: "The user ran a command in the working directory, for you to know:\n" + res.Wrap()})
+	a.sess.History = append(a.sess.History, history.Shell(res.Held()))
 	if err := a.store.Save(a.sess); err != nil {
 		a.warn("saving the session: " + err.Error())
 	}

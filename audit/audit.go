@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/devagent/dev/event"
+	"github.com/devagent/dev/history"
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/prompts"
@@ -55,12 +56,10 @@ type Result struct {
 // unusable replies and context overflows as the worker's. Model should
 // retry transient failures itself (llm.Retrier), as for the worker.
 type Auditor struct {
-	Model       step.Model
-	ModelName   string
-	Temperature *float64
-	MaxTokens   *int
-	Thinking    llm.Thinking
-	ExtraBody   map[string]any
+	Model step.Model
+	// Params go with every audit request; Model is auditModel (by default
+	// the worker's model). Grammar is the auditor's own (see Constrain).
+	Params llm.Params
 	// Env is where allowed commands run: the worker's directory, command
 	// timeout and session directory. It must not offer background
 	// processes or questions.
@@ -107,7 +106,7 @@ func (a *Auditor) Audit(ctx context.Context, in Input) (result Result, err error
 	conv := &step.Conversation{
 		Agent:             event.Auditor,
 		Model:             a.Model,
-		Params:            step.Params{Model: a.ModelName, Temperature: a.Temperature, MaxTokens: a.MaxTokens, Thinking: a.Thinking, Extra: a.ExtraBody, Grammar: a.grammar},
+		Params:            a.params(),
 		System:            prompts.Audit{Dir: a.Env.Dir, Tools: promptTools(registry)}.Render(),
 		Tools:             registry,
 		Env:               a.Env,
@@ -119,7 +118,7 @@ func (a *Auditor) Audit(ctx context.Context, in Input) (result Result, err error
 		CompressThreshold: a.CompressThreshold,
 		State:             state,
 	}
-	conv.Append(llm.RoleUser, request)
+	conv.Append(llm.Message{Role: llm.RoleUser, Content: request})
 	maxSteps := a.MaxSteps
 	if maxSteps <= 0 {
 		maxSteps = DefaultMaxSteps
@@ -164,9 +163,17 @@ func (a *Auditor) Audit(ctx context.Context, in Input) (result Result, err error
 			last.OK, last.Output = false, noVerdict
 			results[len(results)-1] = last
 		}
-		conv.Append(llm.RoleUser, tools.ResultsMessage(resp.Tools, results, ""))
+		conv.Append(history.Results(resp.Tools, tools.Held(results), ""))
 	}
 	return finish(Fail, fmt.Sprintf("The audit could not reach a verdict within %d steps. Make the work easy to verify: name the files changed and the command that proves it works.", maxSteps))
+}
+
+// params are an audit's request parameters: the auditor's, with the
+// grammar of its own tools when it constrains its replies.
+func (a *Auditor) params() llm.Params {
+	p := a.Params
+	p.Grammar = a.grammar
+	return p
 }
 
 // registry is the auditor's tools: the read-only ones, and every other

@@ -98,6 +98,20 @@ func TestCommandPolicy(t *testing.T) {
 	}
 }
 
+func TestFeedbackLine(t *testing.T) {
+	t.Parallel()
+	for report, want := range map[string]string{
+		"Checked the files.\n\nOverall: FAIL\n\n  Run the tests first.\nThen DONE.": "Run the tests first.",
+		"| Overall | FAIL |\n":              "| Overall | FAIL |",
+		"\n  The tests fail.\nMore detail.": "The tests fail.",
+		"":                                  "",
+	} {
+		if got := FeedbackLine(report); got != want {
+			t.Errorf("FeedbackLine(%q) = %q, want %q", report, got, want)
+		}
+	}
+}
+
 func TestParseVerdict(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -152,7 +166,7 @@ func newAuditor(t *testing.T, replies ...string) (*Auditor, *fakeModel, string) 
 		t.Fatal(err)
 	}
 	m := &fakeModel{replies: replies}
-	return &Auditor{Model: m, ModelName: "auditor", Env: &tools.Env{Dir: dir}, Commands: defaults, MaxRetries: 2}, m, dir
+	return &Auditor{Model: m, Params: llm.Params{Model: "auditor"}, Env: &tools.Env{Dir: dir}, Commands: defaults, MaxRetries: 2}, m, dir
 }
 
 var input = Input{

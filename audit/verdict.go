@@ -3,6 +3,8 @@ package audit
 import (
 	"regexp"
 	"strings"
+
+	"github.com/devagent/dev/textfmt"
 )
 
 // Verdict is the outcome of an audit.
@@ -27,4 +29,22 @@ func ParseVerdict(report string) (Verdict, bool) {
 		return "", false
 	}
 	return Verdict(strings.ToUpper(all[len(all)-1][1])), true
+}
+
+// FeedbackLine is the most telling line of an audit report: the first
+// after its verdict line, where auditors say what to fix; the verdict line
+// when nothing follows it; the report's first line when it has no verdict.
+func FeedbackLine(report string) string {
+	lines := strings.Split(strings.TrimSpace(report), "\n")
+	for i, l := range lines {
+		if _, ok := ParseVerdict(l); ok {
+			for _, next := range lines[i+1:] {
+				if strings.TrimSpace(next) != "" {
+					return strings.TrimSpace(next)
+				}
+			}
+			return strings.TrimSpace(l)
+		}
+	}
+	return textfmt.FirstLine(report)
 }

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/devagent/dev/history"
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/prompts"
@@ -56,12 +57,12 @@ type Result struct {
 
 // Summarizer compresses conversations with a model.
 type Summarizer struct {
-	Model       Model
-	ModelName   string // compressModel (default: the worker's model)
-	Temperature *float64
-	MaxTokens   *int // the user's maxTokens: sent when set, and kept free in the window
-	Thinking    llm.Thinking
-	ExtraBody   map[string]any // merged into the request body
+	Model Model
+	// Params are the summarisation request's: Model is compressModel (by
+	// default the worker's model); MaxTokens, the user's maxTokens, is
+	// sent when set and kept free in the window. A summary is prose: no
+	// Grammar is sent.
+	Params llm.Params
 }
 
 // Sizing of the summarisation request, in tokens of the window.
@@ -93,8 +94,8 @@ func Reserve(window int) int {
 // those of the model call (network, authentication, unknown model, ...).
 func (s *Summarizer) Compact(ctx context.Context, c Conversation) (Result, error) {
 	reserve := Reserve(c.Window)
-	if s.MaxTokens != nil && *s.MaxTokens > reserve {
-		reserve = *s.MaxTokens
+	if s.Params.MaxTokens != nil && *s.Params.MaxTokens > reserve {
+		reserve = *s.Params.MaxTokens
 	}
 	budget := 0 // bytes of transcript; 0: no limit
 	if c.Window > 0 {
@@ -106,21 +107,18 @@ func (s *Summarizer) Compact(ctx context.Context, c Conversation) (Result, error
 	}
 	// No reply runs unbounded (SPEC §18): without maxTokens, the summary
 	// gets the room reserved for it.
-	maxTokens := s.MaxTokens
-	if maxTokens == nil {
-		maxTokens = &reserve
+	params := s.Params
+	params.Grammar = ""
+	if params.MaxTokens == nil {
+		params.MaxTokens = &reserve
 	}
 	var res Result
 	for attempt := 1; ; attempt++ {
 		text, cuts := Fit(c.History, budget)
 		res.Cuts = cuts
 		reply, err := s.Model.Stream(ctx, llm.Request{
-			Model:       s.ModelName,
-			Messages:    []llm.Message{{Role: llm.RoleUser, Content: prompts.Summarize(text)}},
-			Temperature: s.Temperature,
-			MaxTokens:   maxTokens,
-			Thinking:    s.Thinking,
-			Extra:       s.ExtraBody,
+			Params:   params,
+			Messages: []llm.Message{{Role: llm.RoleUser, Content: prompts.Summarize(text)}},
 		}, nil)
 		var e *llm.Error
 		if errors.As(err, &e) && e.Kind == llm.KindOverflow && !e.MaxTokensCause {
@@ -133,7 +131,7 @@ func (s *Summarizer) Compact(ctx context.Context, c Conversation) (Result, error
 		if err != nil {
 			return Result{}, err
 		}
-		res.Usage, res.Model = reply.Usage, s.ModelName
+		res.Usage, res.Model = reply.Usage, params.Model
 		metered := reply
 		metered.Content, metered.Reasoning = "", ""
 		res.Replies = append(res.Replies, metered)
@@ -145,7 +143,7 @@ func (s *Summarizer) Compact(ctx context.Context, c Conversation) (Result, error
 			return fb, nil
 		}
 		res.Summary = cutMiddle(summary, reserve*CharsPerToken)
-		res.History = history(res.Summary, c)
+		res.History = compacted(res.Summary, c)
 		return res, nil
 	}
 }
@@ -171,21 +169,21 @@ func (s *Summarizer) fallback(c Conversation, reserve, cuts int) Result {
 		from--
 	}
 	last, _ := Fit(c.History[max(from, 0):], reserve*CharsPerToken)
-	summary := prompts.NoSummary(last)
-	return Result{History: history(summary, c), Summary: summary, Cuts: cuts, Fallback: true}
+	summary := history.NoSummary(last)
+	return Result{History: compacted(summary, c), Summary: summary, Cuts: cuts, Fallback: true}
 }
 
-// history is the one message that replaces a compressed history.
-func history(summary string, c Conversation) []llm.Message {
+// compacted is the history that replaces a compressed one: one message.
+func compacted(summary string, c Conversation) []llm.Message {
 	original := c.OriginalRequest
 	if strings.TrimSpace(original) == "" {
 		original = c.CurrentRequest
 	}
-	msg := prompts.Compressed{
+	msg := history.Compressed{
 		Summary:  summary,
 		Tasks:    parser.TaskLines(c.Tasks),
 		Original: original,
 		Current:  c.CurrentRequest,
 	}
-	return []llm.Message{{Role: llm.RoleUser, Content: msg.Render()}}
+	return []llm.Message{msg.Message()}
 }

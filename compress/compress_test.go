@@ -48,7 +48,9 @@ func TestCompact(t *testing.T) {
 	temp := 0.2
 	m := &fakeModel{script: []any{llm.Reply{Content: "<think>hmm</think>\nThe user wants a --verbose flag. main.go was read.",
 		Usage: &llm.Usage{PromptTokens: 5000, CompletionTokens: 20, TotalTokens: 5020}}}}
-	s := &Summarizer{Model: m, ModelName: "summariser", Temperature: &temp}
+	// The parameters are the worker's, grammar included: a summary is
+	// prose, so none is sent.
+	s := &Summarizer{Model: m, Params: llm.Params{Model: "summariser", Temperature: &temp, Grammar: "root ::= \"# Agent Response\""}}
 	c := conversation()
 	res, err := s.Compact(context.Background(), c)
 	if err != nil {
@@ -60,6 +62,9 @@ func TestCompact(t *testing.T) {
 	req := m.requests[0]
 	if req.Model != "summariser" || req.Temperature != &temp || len(req.Messages) != 1 || req.Messages[0].Role != llm.RoleUser {
 		t.Errorf("request: model %q, %d messages", req.Model, len(req.Messages))
+	}
+	if req.Grammar != "" || s.Params.Grammar == "" {
+		t.Errorf("the summarisation request carries the grammar %q (or Compact changed the summariser's)", req.Grammar)
 	}
 	prompt := req.Messages[0].Content
 	if !strings.Contains(prompt, "You are a context compression assistant.") ||
@@ -204,12 +209,12 @@ func TestSummaryRequestIsCapped(t *testing.T) {
 	t.Parallel()
 	summary := llm.Reply{Content: "The user wants a --verbose flag."}
 	m := &fakeModel{script: []any{summary, summary}}
-	s := &Summarizer{Model: m, ModelName: "summariser"}
+	s := &Summarizer{Model: m, Params: llm.Params{Model: "summariser"}}
 	if _, err := s.Compact(context.Background(), conversation()); err != nil {
 		t.Fatal(err)
 	}
 	configured := 1000
-	s.MaxTokens = &configured
+	s.Params.MaxTokens = &configured
 	if _, err := s.Compact(context.Background(), conversation()); err != nil {
 		t.Fatal(err)
 	}

@@ -2,10 +2,10 @@ package compress
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/devagent/dev/history"
 	"github.com/devagent/dev/llm"
 )
 
@@ -17,10 +17,6 @@ const (
 	// cutMarkLen bounds the length of the marker that replaces a cut.
 	cutMarkLen = 40
 )
-
-// toolResult matches the body of a tool result as the loop wraps it
-// (tools.Result.Wrap): the closing tag cannot occur inside a body.
-var toolResult = regexp.MustCompile(`(?s)<tool_result\b[^>]*>\n(.*?)\n</tool_result>`)
 
 // part is a piece of a message: plain text, or the body of a tool result.
 type part struct {
@@ -48,16 +44,13 @@ func (e entry) render() string {
 // messageSep separates rendered messages in a transcript.
 const messageSep = "\n\n"
 
+// split cuts a message at the bodies of its tool results, the first
+// thing shortened.
 func split(m llm.Message) entry {
 	e := entry{role: m.Role}
-	rest := m.Content
-	for _, loc := range toolResult.FindAllStringSubmatchIndex(m.Content, -1) {
-		start, end := loc[2], loc[3]
-		off := len(m.Content) - len(rest)
-		e.parts = append(e.parts, part{text: rest[:start-off]}, part{text: rest[start-off : end-off], tool: true})
-		rest = rest[end-off:]
+	for _, s := range history.Spans(m.Content) {
+		e.parts = append(e.parts, part{text: s.Text, tool: s.Body})
 	}
-	e.parts = append(e.parts, part{text: rest})
 	return e
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/devagent/dev/history"
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/prompts"
@@ -170,7 +171,7 @@ func (d *doctor) probeModels(ctx context.Context) string {
 // probeStream sends the one-token streaming request. With stream_options
 // rejected, the client retries without it, as a run would.
 func (d *doctor) probeStream(ctx context.Context) string {
-	req := llm.Request{Model: d.cfg.Model, Temperature: d.cfg.Temperature, MaxTokens: intPtr(1),
+	req := llm.Request{Params: d.params(1),
 		Messages: []llm.Message{{Role: llm.RoleUser, Content: prompts.DoctorPing}}}
 	d.stream = d.exchange(ctx, d.timeouts.Stream, req)
 	switch {
@@ -191,7 +192,7 @@ func (d *doctor) probeStream(ctx context.Context) string {
 // other shapes, and some reject a system message at all.
 func (d *doctor) probeRoles(ctx context.Context) {
 	system, user, assistant, again := prompts.DoctorTurns()
-	req := llm.Request{Model: d.cfg.Model, Temperature: d.cfg.Temperature, MaxTokens: intPtr(1),
+	req := llm.Request{Params: d.params(1),
 		Messages: []llm.Message{{Role: llm.RoleSystem, Content: system}, {Role: llm.RoleUser, Content: user},
 			{Role: llm.RoleAssistant, Content: assistant}, {Role: llm.RoleUser, Content: again}}}
 	d.roles = d.exchange(ctx, d.timeouts.Roles, req)
@@ -213,8 +214,9 @@ func (d *doctor) probeGrammar(ctx context.Context) {
 	if g == "" {
 		g = d.protocolGrammar()
 	}
-	req := llm.Request{Model: d.cfg.Model, Temperature: d.cfg.Temperature, MaxTokens: intPtr(grammarTokens), Grammar: g,
+	req := llm.Request{Params: d.params(grammarTokens),
 		Messages: []llm.Message{{Role: llm.RoleUser, Content: prompts.DoctorPing}}}
+	req.Grammar = g
 	d.grammar = d.exchange(ctx, d.timeouts.Roles, req)
 }
 
@@ -249,14 +251,20 @@ func (d *doctor) constrains() bool {
 func (d *doctor) probeProtocol(ctx context.Context) {
 	system, request := prompts.DoctorProtocol()
 	d.capped = d.replyCap()
-	req := llm.Request{Model: d.cfg.Model, Temperature: d.cfg.Temperature, MaxTokens: intPtr(d.capped),
-		Messages: []llm.Message{{Role: llm.RoleSystem, Content: system}, {Role: llm.RoleUser, Content: request}}}
+	req := llm.Request{Params: d.params(d.capped),
+		Messages: []llm.Message{{Role: llm.RoleSystem, Content: system}, history.Request(request)}}
 	if d.constrains() {
 		req.Grammar = d.protocolGrammar()
 	}
 	d.protocol = d.exchange(ctx, d.timeouts.Protocol, req)
 	// As sent: the client drops a grammar the server rejected.
 	d.constrained = req.Grammar != "" && !d.client.GrammarRejected()
+}
+
+// params are a probe's request parameters: the run's model and
+// temperature, and a reply cap of maxTokens.
+func (d *doctor) params(maxTokens int) llm.Params {
+	return llm.Params{Model: d.cfg.Model, Temperature: d.cfg.Temperature, MaxTokens: intPtr(maxTokens)}
 }
 
 // replyCap is the max_tokens a run's request would send: maxTokens, or the

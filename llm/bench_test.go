@@ -14,7 +14,7 @@ import (
 // steps alternating a reply and a tool result, about size bytes in all,
 // full of the <tool_result> tags and quotes histories hold.
 func longHistory(size int) Request {
-	req := Request{Model: "devstral-small-2507", Messages: []Message{{Role: RoleSystem, Content: strings.Repeat("You are dev. ", 300)}}}
+	req := Request{Params: Params{Model: "devstral-small-2507"}, Messages: []Message{{Role: RoleSystem, Content: strings.Repeat("You are dev. ", 300)}}}
 	for i := 0; ; i++ {
 		reply := fmt.Sprintf("# Agent Response\n\n## Thoughts\nStep %d: read the next file.\n\n## Tool Choice\nREAD_FILE\n\n## Tool Input\n\"src/f%d.go\"\n", i, i)
 		result := fmt.Sprintf("<tool_result tool=\"READ_FILE\" ok=\"true\" path=\"src/f%d.go\">\n", i) +
@@ -38,7 +38,7 @@ func longHistory(size int) Request {
 func BenchmarkRequestBody(b *testing.B) {
 	req := longHistory(200 << 10)
 	var before bodyEncoder
-	if _, err := before.encode(chatRequest(Request{Model: req.Model, Messages: req.Messages[:len(req.Messages)-2]}, true, nil)); err != nil {
+	if _, err := before.encode(chatRequest(Request{Params: Params{Model: req.Model}, Messages: req.Messages[:len(req.Messages)-2]}, true, nil)); err != nil {
 		b.Fatal(err)
 	}
 	for _, bc := range []struct {
@@ -82,11 +82,11 @@ func TestRequestBodyIsGoOpenAIs(t *testing.T) {
 		{Role: "tool", Content: "<tool_result tool=\"COMMAND\" ok=\"false\">exit 1</tool_result>"},
 	}
 	requests := map[string]Request{
-		"plain":           {Model: "m", Messages: msgs},
-		"temperature 0":   {Model: "m", Messages: msgs, Temperature: &zero},
-		"sampling":        {Model: "qwen3:8b", Messages: msgs, Temperature: &warm, MaxTokens: &limit},
-		"assistant first": {Model: "m", Messages: msgs[2:]},
-		"no messages":     {Model: "m"},
+		"plain":           {Params: Params{Model: "m"}, Messages: msgs},
+		"temperature 0":   {Params: Params{Model: "m", Temperature: &zero}, Messages: msgs},
+		"sampling":        {Params: Params{Model: "qwen3:8b", Temperature: &warm, MaxTokens: &limit}, Messages: msgs},
+		"assistant first": {Params: Params{Model: "m"}, Messages: msgs[2:]},
+		"no messages":     {Params: Params{Model: "m"}},
 		"long history":    longHistory(64 << 10),
 	}
 	for name, req := range requests {
@@ -111,7 +111,7 @@ func TestRequestBodyAcrossRequests(t *testing.T) {
 	long := longHistory(16 << 10).Messages
 	step := func(name, model string, msgs []Message, usage bool) {
 		t.Helper()
-		checkBody(t, &e, name, chatRequest(Request{Model: model, Messages: msgs}, usage, nil))
+		checkBody(t, &e, name, chatRequest(Request{Params: Params{Model: model}, Messages: msgs}, usage, nil))
 	}
 	for n := 1; n <= len(long); n++ {
 		step(fmt.Sprintf("history of %d", n), "m", long[:n], n%3 != 0)

@@ -66,7 +66,7 @@ func startSSE(w http.ResponseWriter) {
 	w.(http.Flusher).Flush()
 }
 
-var hi = Request{Model: "m", Messages: []Message{{Role: RoleUser, Content: "Hi"}}}
+var hi = Request{Params: Params{Model: "m"}, Messages: []Message{{Role: RoleUser, Content: "Hi"}}}
 
 // streamWithin runs Stream and fails the test if it does not return within
 // limit: the behaviours under test are about returning promptly.
@@ -484,14 +484,12 @@ func TestRequestBody(t *testing.T) {
 			var rec recorder
 			srv := rec.server(t, nil)
 			req := Request{
-				Model: "devstral",
+				Params: Params{Model: "devstral", Temperature: tc.temperature, MaxTokens: tc.maxTokens},
 				Messages: []Message{
 					{Role: RoleSystem, Content: "sys"},
 					{Role: RoleUser, Content: "a"},
 					{Role: RoleUser, Content: "b"},
 				},
-				Temperature: tc.temperature,
-				MaxTokens:   tc.maxTokens,
 			}
 			if _, err := New(Config{BaseURL: srv.URL}).Stream(context.Background(), req, nil); err != nil {
 				t.Fatal(err)
@@ -582,7 +580,7 @@ func TestGoOpenAIValidationIsBadRequest(t *testing.T) {
 	var rec recorder
 	srv := rec.server(t, nil)
 	n := 10
-	req := Request{Model: "o1-mini", Messages: hi.Messages, MaxTokens: &n}
+	req := Request{Params: Params{Model: "o1-mini", MaxTokens: &n}, Messages: hi.Messages}
 	_, err := New(Config{BaseURL: srv.URL}).Stream(context.Background(), req, nil)
 	if e := asError(t, err); e.Kind != KindBadRequest || e.Retryable() {
 		t.Errorf("kind %v: %v", e.Kind, err)

@@ -341,7 +341,7 @@ func checkChat(t *testing.T, client *Client, baseURL string, tc fixtureCase) {
 	t.Helper()
 	var deltas Delta
 	reply, err := client.Stream(context.Background(), Request{
-		Model:    "m",
+		Params:   Params{Model: "m"},
 		Messages: []Message{{Role: RoleUser, Content: "Hi"}},
 	}, func(d Delta) {
 		if d.Content == "" && d.Reasoning == "" {

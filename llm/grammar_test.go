@@ -85,8 +85,8 @@ func TestGrammarSentInTheServersField(t *testing.T) {
 			})
 			client := New(Config{BaseURL: srv.URL + "/v1"})
 			client.Discover(context.Background(), "Qwen/Qwen3-8B")
-			reply, err := client.Stream(context.Background(), Request{Model: "Qwen/Qwen3-8B", Messages: hi.Messages, Grammar: g,
-				Extra: map[string]any{"top_k": 1}}, nil)
+			reply, err := client.Stream(context.Background(), Request{Params: Params{Model: "Qwen/Qwen3-8B", Grammar: g,
+				Extra: map[string]any{"top_k": 1}}, Messages: hi.Messages}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -133,7 +133,7 @@ func TestGrammarRejectedThenNeverSent(t *testing.T) {
 		stream.serve(w)
 	})
 	client := New(Config{BaseURL: srv.URL + "/v1"})
-	req := Request{Model: "m", Messages: hi.Messages, Grammar: "root ::= x"}
+	req := Request{Params: Params{Model: "m", Grammar: "root ::= x"}, Messages: hi.Messages}
 	var replies []Reply
 	for range 2 {
 		reply, err := client.Stream(context.Background(), req, nil)
@@ -162,7 +162,7 @@ func TestGrammarOtherBadRequestNotRetried(t *testing.T) {
 	var rec recorder
 	srv := rec.server(t, func(map[string]any) string { return `{"error":{"message":"bad messages"}}` })
 	client := New(Config{BaseURL: srv.URL})
-	_, err := client.Stream(context.Background(), Request{Model: "m", Messages: hi.Messages, Grammar: "root ::= x"}, nil)
+	_, err := client.Stream(context.Background(), Request{Params: Params{Model: "m", Grammar: "root ::= x"}, Messages: hi.Messages}, nil)
 	if e := asError(t, err); e.Kind != KindBadRequest || len(rec.bodies) != 1 || client.GrammarRejected() {
 		t.Errorf("kind %v after %d requests, grammar rejected %v", e.Kind, len(rec.bodies), client.GrammarRejected())
 	}

@@ -29,19 +29,17 @@ type Usage struct {
 	TotalTokens      int `json:"total_tokens"`
 }
 
-// Request is one chat completion. Messages are normalised (see Normalize)
-// by Stream before sending. Nil optional fields are not sent.
-type Request struct {
+// Params are the request parameters a conversation sends with every
+// request: one type for the worker's, the auditor's and the summariser's
+// requests (and dev doctor's probes), which differ only in their values.
+type Params struct {
 	Model       string
-	Messages    []Message
 	Temperature *float64
-	MaxTokens   *int
+	// MaxTokens caps the reply (max_tokens); nil sends none.
+	MaxTokens *int
 	// Thinking asks a reasoning model to think so much, in the dialect of
 	// the server (see thinking.go); ThinkingAuto sends nothing.
 	Thinking Thinking
-	// LessThinking asks for less thinking than Thinking, for one retry of
-	// a reply that was all reasoning.
-	LessThinking bool
 	// Extra is merged into the request body: server knobs (top_k, min_p,
 	// …). Its keys win over dev's optional ones; model, messages, stream
 	// and stream_options are dev's (config refuses them).
@@ -51,6 +49,17 @@ type Request struct {
 	// server that rejects it gets the request again without it, and no
 	// grammar for the client's lifetime.
 	Grammar string
+}
+
+// Request is one chat completion: the parameters and the messages.
+// Messages are normalised (see Normalize) by Stream before sending. Nil
+// optional fields are not sent.
+type Request struct {
+	Params
+	Messages []Message
+	// LessThinking asks for less thinking than Thinking, for one retry of
+	// a reply that was all reasoning.
+	LessThinking bool
 	// Stop, when set, sees every piece of the reply as it arrives; true
 	// closes the request there (the server stops generating) and Stream
 	// returns what came so far, Reply.Stopped set.

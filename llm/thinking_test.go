@@ -62,11 +62,11 @@ func TestThinkingDialects(t *testing.T) {
 				want string
 			}{
 				{llm.Request{}, `{}`},
-				{llm.Request{Thinking: llm.ThinkingOff}, tt.off},
-				{llm.Request{Thinking: llm.ThinkingLow}, tt.low},
-				{llm.Request{Thinking: llm.ThinkingHigh}, tt.high},
+				{llm.Request{Params: llm.Params{Thinking: llm.ThinkingOff}}, tt.off},
+				{llm.Request{Params: llm.Params{Thinking: llm.ThinkingLow}}, tt.low},
+				{llm.Request{Params: llm.Params{Thinking: llm.ThinkingHigh}}, tt.high},
 				{llm.Request{LessThinking: true}, tt.lessAuto},
-				{llm.Request{Thinking: llm.ThinkingOff, LessThinking: true}, tt.off},
+				{llm.Request{Params: llm.Params{Thinking: llm.ThinkingOff}, LessThinking: true}, tt.off},
 			} {
 				if got := jsonOf(sent(t, tt.kind, c.req)); got != c.want {
 					t.Errorf("thinking %q less %v: sent %s, want %s", c.req.Thinking, c.req.LessThinking, got, c.want)
@@ -78,7 +78,7 @@ func TestThinkingDialects(t *testing.T) {
 
 func TestLessThinkingAfterLowIsOff(t *testing.T) {
 	t.Parallel()
-	if got := jsonOf(sent(t, llmtest.Ollama, llm.Request{Thinking: llm.ThinkingLow, LessThinking: true})); got != `{"reasoning_effort":"none"}` {
+	if got := jsonOf(sent(t, llmtest.Ollama, llm.Request{Params: llm.Params{Thinking: llm.ThinkingLow}, LessThinking: true})); got != `{"reasoning_effort":"none"}` {
 		t.Errorf("sent %s", got)
 	}
 }
@@ -87,8 +87,8 @@ func TestExtraBodyIsMerged(t *testing.T) {
 	t.Parallel()
 	temperature, maxTokens := 0.2, 512
 	req := llm.Request{
-		Thinking: llm.ThinkingOff, Temperature: &temperature, MaxTokens: &maxTokens,
-		Extra: map[string]any{"top_k": 20, "min_p": 0.05, "temperature": 0.6, "chat_template_kwargs": map[string]any{"custom": "x"}},
+		Params: llm.Params{Thinking: llm.ThinkingOff, Temperature: &temperature, MaxTokens: &maxTokens,
+			Extra: map[string]any{"top_k": 20, "min_p": 0.05, "temperature": 0.6, "chat_template_kwargs": map[string]any{"custom": "x"}}},
 	}
 	got := jsonOf(sent(t, llmtest.LlamaCpp, req))
 	want := `{"chat_template_kwargs":{"custom":"x","enable_thinking":false},"max_tokens":512,"min_p":0.05,"temperature":0.6,"top_k":20}`
@@ -112,11 +112,10 @@ func TestStopClosesTheRequest(t *testing.T) {
 	srv.Script(llmtest.Response{Content: content, ChunkSize: 10, Rate: 300})
 	c := llm.New(llm.Config{BaseURL: srv.BaseURL()})
 	var seen strings.Builder
-	reply, err := c.Stream(context.Background(), llm.Request{Model: "m", Messages: []llm.Message{{Role: "user", Content: "go"}},
-		Stop: func(d llm.Delta) bool {
-			seen.WriteString(d.Content)
-			return strings.Contains(seen.String(), "STOP")
-		}}, nil)
+	reply, err := c.Stream(context.Background(), llm.Request{Params: llm.Params{Model: "m"}, Messages: []llm.Message{{Role: "user", Content: "go"}}, Stop: func(d llm.Delta) bool {
+		seen.WriteString(d.Content)
+		return strings.Contains(seen.String(), "STOP")
+	}}, nil)
 	if err != nil || !reply.Stopped {
 		t.Fatalf("reply %+v err %v", reply, err)
 	}

@@ -238,7 +238,7 @@ func TestOverflowCausedByMaxTokensIsNotCompressed(t *testing.T) {
 	e := &llm.Error{Kind: llm.KindOverflow, Status: 400, ContextLimit: 2048, PromptTokens: 8, MaxTokensCause: true}
 	f, c := compressFixture(template("ECHO", "a"), e)
 	maxTokens := 2045
-	f.loop.MaxTokens = &maxTokens // configured: only the user can lower it
+	f.loop.Params.MaxTokens = &maxTokens // configured: only the user can lower it
 	o := f.run(t)
 	var apiErr *llm.Error
 	if o.Stop != Failed || !errors.As(o.Err, &apiErr) || !apiErr.MaxTokensCause || len(c.convs) != 0 {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/devagent/dev/audit"
 	"github.com/devagent/dev/event"
+	"github.com/devagent/dev/history"
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/prompts"
@@ -41,14 +42,9 @@ type Saver interface {
 
 // Config holds the limits and request parameters of a run.
 type Config struct {
-	Model       string
-	Temperature *float64
-	MaxTokens   *int
-	Thinking    llm.Thinking
-	ExtraBody   map[string]any // merged into every request body
-	// Grammar is the GBNF of the worker's replies, sent with every
-	// request (SPEC §18); "" sends none.
-	Grammar      string
+	// Params go with every request of the worker; Grammar, when set, is
+	// the GBNF of its replies (SPEC §18).
+	Params       llm.Params
 	SystemPrompt string
 	MaxLoops     int // replies per Run
 	MaxRetries   int // consecutive unparseable replies before the run fails
@@ -155,7 +151,7 @@ func (l *Loop) Run(ctx context.Context, sess *sessions.Session, request string) 
 	r.conv = &step.Conversation{
 		Agent:             event.Worker,
 		Model:             l.Model,
-		Params:            step.Params{Model: l.Config.Model, Temperature: l.Temperature, MaxTokens: l.MaxTokens, Thinking: l.Thinking, Extra: l.ExtraBody, Grammar: l.Grammar},
+		Params:            l.Params,
 		System:            l.SystemPrompt,
 		Tools:             l.Tools,
 		Env:               l.Env,
@@ -180,7 +176,7 @@ func (l *Loop) Run(ctx context.Context, sess *sessions.Session, request string) 
 	if l.Checkpoints != nil {
 		l.Checkpoints.BeforeRequest(ctx)
 	}
-	r.conv.Append(llm.RoleUser, prompts.UserRequest(request))
+	r.conv.Append(history.Request(request))
 	sess.Status = sessions.Active
 	if err := r.save(); err != nil {
 		return r.finish(Outcome{Stop: Failed, Err: err})
@@ -220,7 +216,7 @@ func (l *Loop) Run(ctx context.Context, sess *sessions.Session, request string) 
 			}
 			continue
 		case ctx.Err() != nil:
-			r.conv.Append(llm.RoleUser, tools.ResultsMessage(resp.Tools, results, "The user interrupted this step."))
+			r.conv.Append(history.InterruptedStep(resp.Tools, tools.Held(results)))
 			r.interruptNoted = true
 			return r.finish(Outcome{Stop: Interrupted})
 		}
@@ -228,7 +224,7 @@ func (l *Loop) Run(ctx context.Context, sess *sessions.Session, request string) 
 		if stop {
 			return r.finish(Outcome{Stop: Looping})
 		}
-		r.conv.Append(llm.RoleUser, tools.ResultsMessage(resp.Tools, results, note))
+		r.conv.Append(history.Results(resp.Tools, tools.Held(results), note))
 		if err := r.save(); err != nil {
 			return r.finish(Outcome{Stop: Failed, Err: err})
 		}
@@ -278,9 +274,8 @@ func (r *run) checkRepeat(resp parser.Response, results []tools.Result) (note st
 		r.emit(event.Warning{Message: fmt.Sprintf("the model repeated the same step %d times in a row", r.repeats)})
 		return "", true
 	case r.repeats == limit:
-		msg := fmt.Sprintf("You have run %s with the same input %d times in a row and got the same result. Repeating it will not change anything: change your approach.", resp.Tools[0].Name, limit)
 		r.emit(event.Warning{Message: "the model is repeating itself; told it to change approach"})
-		return msg, false
+		return history.RepeatNote(resp.Tools[0].Name, limit), false
 	}
 	return "", false
 }
@@ -301,7 +296,7 @@ func (r *run) finish(o Outcome) Outcome {
 	// the model its own garbage as if it were accepted.
 	r.conv.DropFailed()
 	if o.Stop == Interrupted && !r.interruptNoted {
-		r.conv.Append(llm.RoleUser, "The user interrupted the request before the reply was complete.")
+		r.conv.Append(history.InterruptedReply())
 	}
 	switch o.Stop {
 	case Done:

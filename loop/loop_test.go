@@ -121,7 +121,7 @@ func newFixture(script ...any) *fixture {
 	}
 	f.loop = &Loop{
 		Model: f.model, Tools: ts, Env: &tools.Env{}, Store: f.store, Sink: f.rec,
-		Config: Config{Model: "m", SystemPrompt: "SYSTEM", MaxLoops: 20, MaxRetries: 2},
+		Config: Config{Params: llm.Params{Model: "m"}, SystemPrompt: "SYSTEM", MaxLoops: 20, MaxRetries: 2},
 	}
 	f.sess = &sessions.Session{ID: "s"}
 	return f
@@ -517,7 +517,7 @@ func TestFormatExampleParses(t *testing.T) {
 func TestGrammarInEveryRequest(t *testing.T) {
 	t.Parallel()
 	f := newFixture(text("not a template"), template("ECHO", "a"), template("DONE", "ok"))
-	f.loop.Grammar = "root ::= x"
+	f.loop.Params.Grammar = "root ::= x"
 	if o := f.run(t); o.Stop != Done {
 		t.Fatalf("outcome %+v", o)
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/devagent/dev/audit"
 	"github.com/devagent/dev/event"
-	"github.com/devagent/dev/llm"
+	"github.com/devagent/dev/history"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/sessions"
 	"github.com/devagent/dev/tools"
@@ -52,7 +52,7 @@ func (r *run) review(ctx context.Context, resp parser.Response, results []tools.
 	r.sess.Requests = append(r.sess.Requests, res.Requests...)
 	switch {
 	case ctx.Err() != nil:
-		r.conv.Append(llm.RoleUser, "The user interrupted the audit of your DONE.")
+		r.conv.Append(history.InterruptedAudit())
 		r.interruptNoted = true
 		return Outcome{Stop: Interrupted}, true
 	case errors.Is(err, audit.ErrFormat):
@@ -70,8 +70,8 @@ func (r *run) review(ctx context.Context, resp parser.Response, results []tools.
 	r.auditFailures++
 	done := &results[len(results)-1]
 	done.OK, done.Done = false, false
-	done.Output = "The audit did not accept your work. Fix what it found, then use DONE again.\n\n" + res.Feedback
-	r.conv.Append(llm.RoleUser, tools.ResultsMessage(resp.Tools, results, ""))
+	done.Output = history.AuditRejection(res.Feedback)
+	r.conv.Append(history.Results(resp.Tools, tools.Held(results), ""))
 	if r.auditFailures >= r.MaxAuditFailures {
 		return Outcome{Stop: AuditFailed}, true
 	}

@@ -15,8 +15,9 @@ func DoctorTurns() (system, user, assistant, again string) {
 }
 
 // DoctorProtocol is the system prompt and the request of the protocol probe:
-// the reply format, with DONE as the only tool.
+// the reply format, with DONE as the only tool. The request is sent as a
+// user's request is (history.Request).
 func DoctorProtocol() (system, request string) {
 	done := Tool{Name: "DONE", Description: "Ends the task. Input: a one-line summary.", Example: "OK"}
-	return render("doctor.md", []Tool{done}), UserRequest("Reply with the template: tool DONE, input OK.")
+	return render("doctor.md", []Tool{done}), "Reply with the template: tool DONE, input OK."
 }

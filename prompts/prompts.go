@@ -1,9 +1,9 @@
-// Package prompts owns every text dev sends to a model on its own behalf: the
+// Package prompts owns the texts dev sends to a model on its own behalf
+// outside the history's messages (package history writes those): the
 // worker's system prompt (protocol, tools, mode, project context, AGENTS.md
-// instructions), the request wrapper, the format reminder and example, and the texts of
-// context compression (the summarisation prompt, the message that replaces a
-// compressed history), and the probes of dev doctor. Templates are embedded
-// markdown files rendered with text/template.
+// instructions), the format reminder and example, the summarisation prompt,
+// the auditor's prompt and request, and the probes of dev doctor. Templates
+// are embedded markdown files rendered with text/template.
 package prompts
 
 import (
@@ -69,11 +69,6 @@ func (s System) BriefTools() []Tool {
 	return out
 }
 
-// UserRequest wraps a user's request so the model can tell it from tool data.
-func UserRequest(text string) string {
-	return "<user_request>\n" + strings.TrimSpace(text) + "\n</user_request>"
-}
-
 // FormatExample is a short task done in the template: the turns of a
 // conversation, the user's first, then the assistant's and the user's in
 // turn. It is shown to a model as an earlier conversation once its replies
@@ -97,43 +92,6 @@ func FormatReminder() string {
 // <conversation> tags.
 func Summarize(conversation string) string {
 	return render("summarize.md", conversation)
-}
-
-// Compressed is the one user message that replaces a compressed history
-// (SPEC §5): `[CONTEXT SUMMARY]\n\n{summary}\n\n[ORIGINAL REQUEST]\n\n{original}`.
-type Compressed struct {
-	Summary string
-	// Tasks is the task list when the history was compressed, one
-	// "[x] text" line each ("" when there is none). It is stated after the
-	// summary so the model sees it whatever the summary says.
-	Tasks    string
-	Original string // the session's first request, verbatim
-	// Current is the request being worked on when it is not the original
-	// one (a later message in the same session); "" otherwise.
-	Current string
-}
-
-// Render returns the message.
-func (c Compressed) Render() string {
-	var b strings.Builder
-	b.WriteString("[CONTEXT SUMMARY]\n\n")
-	b.WriteString(strings.TrimSpace(c.Summary))
-	if tasks := strings.TrimSpace(c.Tasks); tasks != "" {
-		b.WriteString("\n\nTask list when the conversation was compressed:\n" + tasks)
-	}
-	b.WriteString("\n\n[ORIGINAL REQUEST]\n\n")
-	b.WriteString(strings.TrimSpace(c.Original))
-	if cur := strings.TrimSpace(c.Current); cur != "" && cur != strings.TrimSpace(c.Original) {
-		b.WriteString("\n\n[CURRENT REQUEST]\n\n" + cur)
-	}
-	return b.String()
-}
-
-// NoSummary stands in for a summary the model did not give (an empty reply,
-// or a summarisation request that could not be made to fit): the last step
-// of the conversation, shortened, so the work can go on.
-func NoSummary(lastStep string) string {
-	return "No summary could be made of the earlier conversation. Its last step was:\n\n" + strings.TrimSpace(lastStep)
 }
 
 // render executes an embedded template. The templates are constants that the

@@ -61,11 +61,8 @@ func TestSystemRenderWithoutProject(t *testing.T) {
 	}
 }
 
-func TestUserRequestAndReminder(t *testing.T) {
+func TestFormatReminder(t *testing.T) {
 	t.Parallel()
-	if got, want := UserRequest("  fix the bug\n"), "<user_request>\nfix the bug\n</user_request>"; got != want {
-		t.Errorf("UserRequest = %q, want %q", got, want)
-	}
 	r := FormatReminder()
 	if !strings.HasPrefix(r, "Answer with the template only") || !strings.Contains(r, "## Tool Choice\nTOOL_NAME") {
 		t.Errorf("FormatReminder = %q", r)
@@ -182,25 +179,6 @@ func TestSummarize(t *testing.T) {
 	}
 }
 
-func TestCompressed(t *testing.T) {
-	t.Parallel()
-	c := Compressed{Summary: "Wrote a.go.\n", Original: "write a.go"}
-	if got, want := c.Render(), "[CONTEXT SUMMARY]\n\nWrote a.go.\n\n[ORIGINAL REQUEST]\n\nwrite a.go"; got != want {
-		t.Errorf("got %q\nwant %q", got, want)
-	}
-	c.Tasks = "[x] write a.go\n[~] test it"
-	c.Current = "now add a test"
-	want := "[CONTEXT SUMMARY]\n\nWrote a.go.\n\nTask list when the conversation was compressed:\n[x] write a.go\n[~] test it" +
-		"\n\n[ORIGINAL REQUEST]\n\nwrite a.go\n\n[CURRENT REQUEST]\n\nnow add a test"
-	if got := c.Render(); got != want {
-		t.Errorf("got %q\nwant %q", got, want)
-	}
-	c.Current = "write a.go"
-	if got := c.Render(); strings.Contains(got, "[CURRENT REQUEST]") {
-		t.Errorf("the original request is repeated as the current one:\n%s", got)
-	}
-}
-
 func TestDoctorProtocol(t *testing.T) {
 	t.Parallel()
 	system, request := DoctorProtocol()
@@ -212,7 +190,7 @@ func TestDoctorProtocol(t *testing.T) {
 	if strings.Contains(system, "{{") || strings.Contains(system, "\n\n\n") {
 		t.Errorf("protocol probe prompt is not rendered cleanly:\n%q", system)
 	}
-	if request != "<user_request>\nReply with the template: tool DONE, input OK.\n</user_request>" {
+	if request != "Reply with the template: tool DONE, input OK." {
 		t.Errorf("request = %q", request)
 	}
 }

@@ -39,7 +39,7 @@ func TestDefaultReplyCap(t *testing.T) {
 	thinking := llm.Reply{Content: "<think>hmm</think>\n" + template("a"), FinishReason: "stop"}
 	s := &scripted{replies: []llm.Reply{reply(template("a")), thinking, reply(template("b"))}}
 	c.Model = s
-	c.Append(llm.RoleUser, "do it")
+	c.Append(llm.Message{Role: llm.RoleUser, Content: "do it"})
 	for i := range 3 {
 		if _, err := c.Request(context.Background(), i+1); err != nil {
 			t.Fatal(err)
@@ -62,7 +62,7 @@ func TestDefaultReplyCap(t *testing.T) {
 	c2.Params.MaxTokens = &configured
 	s2 := &scripted{replies: []llm.Reply{reply(template("a"))}}
 	c2.Model = s2
-	c2.Append(llm.RoleUser, "do it")
+	c2.Append(llm.Message{Role: llm.RoleUser, Content: "do it"})
 	if _, err := c2.Request(context.Background(), 1); err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestDefaultReplyCap(t *testing.T) {
 	c3.Params.Thinking = llm.ThinkingHigh
 	s3 := &scripted{replies: []llm.Reply{reply(template("a"))}}
 	c3.Model = s3
-	c3.Append(llm.RoleUser, "do it")
+	c3.Append(llm.Message{Role: llm.RoleUser, Content: "do it"})
 	if _, err := c3.Request(context.Background(), 1); err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestReplyCutByTheCap(t *testing.T) {
 	c.Window = NewWindow(8192)
 	cut := llm.Reply{Content: "# Agent Response\n\n## Thoughts\nI will write a very long", FinishReason: "length"}
 	c.Model = &scripted{replies: []llm.Reply{cut}}
-	c.Append(llm.RoleUser, "do it")
+	c.Append(llm.Message{Role: llm.RoleUser, Content: "do it"})
 	got, err := c.Request(context.Background(), 1)
 	if err != nil {
 		t.Fatal(err)
@@ -161,7 +161,7 @@ func TestRejectedReplyKeptWithItsRequest(t *testing.T) {
 	long.WriteString("\nHope this helps.\n")
 	bad := reply(long.String())
 	c.Model = &scripted{replies: []llm.Reply{bad, reply(template("a"))}}
-	c.Append(llm.RoleUser, "do it")
+	c.Append(llm.Message{Role: llm.RoleUser, Content: "do it"})
 	got, _ := c.Request(context.Background(), 1)
 	_, err := c.Parse(got)
 	c.Reject(got, err)
@@ -223,7 +223,7 @@ func TestGrammarSentAndRecorded(t *testing.T) {
 	dropped.GrammarRejected, dropped.GrammarError = true, "Failed to initialize samplers: failed to parse grammar"
 	s := &scripted{replies: []llm.Reply{shaped, dropped, reply(template("c"))}}
 	c.Model = s
-	c.Append(llm.RoleUser, "do it")
+	c.Append(llm.Message{Role: llm.RoleUser, Content: "do it"})
 	for i := range 3 {
 		if _, err := c.Request(context.Background(), i+1); err != nil {
 			t.Fatal(err)

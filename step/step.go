@@ -17,6 +17,7 @@ import (
 
 	"github.com/devagent/dev/compress"
 	"github.com/devagent/dev/event"
+	"github.com/devagent/dev/history"
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/prompts"
@@ -47,28 +48,18 @@ var (
 	ErrCompression = errors.New("compressing the conversation")
 )
 
-// Params are the request parameters of a conversation.
-type Params struct {
-	Model       string
-	Temperature *float64
-	// MaxTokens caps every reply (maxTokens); nil sends the default cap of
-	// SPEC §18 (llm.DefaultMaxTokens of the window).
-	MaxTokens *int
-	Thinking  llm.Thinking
-	Extra     map[string]any // merged into every request body
-	// Grammar is the GBNF every request carries, so that the server
-	// shapes the replies (SPEC §18); "" sends none.
-	Grammar string
-}
-
 // Conversation is one agent's side of a protocol conversation. Its state
 // (history, task list, compressions, tokens) is a sessions.Session: the
 // worker's is the session the user resumes; the auditor's lives only in
 // memory. A Conversation is not safe for concurrent use.
 type Conversation struct {
-	Agent  event.Agent // marks every event the conversation emits
-	Model  Model
-	Params Params
+	Agent event.Agent // marks every event the conversation emits
+	Model Model
+	// Params go with every request. MaxTokens caps every reply
+	// (maxTokens); nil sends the default cap of SPEC §18
+	// (llm.DefaultMaxTokens of the window). Grammar, when set, is the GBNF
+	// that shapes the replies (SPEC §18).
+	Params llm.Params
 	System string // the system prompt, sent first in every request
 	Tools  tools.Set
 	Env    *tools.Env
@@ -295,8 +286,7 @@ func (c *Conversation) request() llm.Request {
 		msgs = append(msgs, c.Example...)
 	}
 	msgs = append(msgs, c.State.History...)
-	return llm.Request{Model: c.Params.Model, Messages: msgs, Temperature: c.Params.Temperature, MaxTokens: c.Params.MaxTokens,
-		Thinking: c.Params.Thinking, LessThinking: c.lessThinking, Extra: c.Params.Extra, Grammar: c.Params.Grammar}
+	return llm.Request{Params: c.Params, Messages: msgs, LessThinking: c.lessThinking}
 }
 
 // stoppedEarly keeps what came before the invented result: the template
@@ -378,7 +368,6 @@ func (c *Conversation) Reject(reply llm.Reply, err error) (exhausted bool) {
 	}
 	content, thinking := parser.StripThinking(reply.Content)
 	if strings.TrimSpace(content) == "" {
-		content = "(empty reply)"
 		if strings.TrimSpace(reply.Reasoning+thinking) != "" && c.Params.Thinking != llm.ThinkingOff {
 			// All reasoning and no answer: the budget went on thinking.
 			c.lessThinking = true
@@ -388,11 +377,11 @@ func (c *Conversation) Reject(reply llm.Reply, err error) (exhausted bool) {
 	if !withAttempt {
 		// The example shows the template: the reminder's outline of it,
 		// placeholders and all, is what small models copied instead.
-		c.Append(llm.RoleUser, "Your reply could not be used: "+msg)
+		c.Append(history.FormatError(msg, false))
 		return false
 	}
-	c.Append(llm.RoleAssistant, content)
-	c.Append(llm.RoleUser, "Your reply could not be used: "+msg+"\n\n"+prompts.FormatReminder())
+	c.Append(history.Attempt(content))
+	c.Append(history.FormatError(msg, true))
 	return false
 }
 
@@ -408,7 +397,7 @@ func (c *Conversation) Accept(resp parser.Response, step int) {
 	if resp.HasTaskList {
 		c.State.TaskList = append(c.State.TaskList[:0], resp.Tasks...)
 	}
-	c.Append(llm.RoleAssistant, resp.Template())
+	c.Append(history.Reply(resp))
 	c.emit(event.ReplyParsed{Agent: c.Agent, Step: step, Response: resp})
 }
 
@@ -444,9 +433,9 @@ func (c *Conversation) Act(ctx context.Context, resp parser.Response) (results [
 	return results, false
 }
 
-// Append adds a message to the history.
-func (c *Conversation) Append(role, content string) {
-	c.State.History = append(c.State.History, llm.Message{Role: role, Content: content})
+// Append adds a message to the history (one of package history's).
+func (c *Conversation) Append(m llm.Message) {
+	c.State.History = append(c.State.History, m)
 }
 
 // purpose is what the conversation's requests are for, in their records.

@@ -62,7 +62,7 @@ func TestWindow(t *testing.T) {
 func TestRejectThenAcceptDropsTheFailedAttempts(t *testing.T) {
 	t.Parallel()
 	c, rec := conversation()
-	c.Append(llm.RoleUser, "do it")
+	c.Append(llm.Message{Role: llm.RoleUser, Content: "do it"})
 	garbage := llm.Reply{Content: "<think>hmm</think>not a template", FinishReason: "stop"}
 	_, formatErr := c.Parse(garbage)
 	var fe *parser.FormatError
@@ -152,7 +152,7 @@ func TestExampleAfterTwoFormatErrors(t *testing.T) {
 	c, _ := conversation()
 	c.MaxRetries = 3
 	c.Example = []llm.Message{{Role: llm.RoleUser, Content: "example request"}, {Role: llm.RoleAssistant, Content: "example reply"}}
-	c.Append(llm.RoleUser, "do it")
+	c.Append(llm.Message{Role: llm.RoleUser, Content: "do it"})
 	contents := func() []string {
 		var out []string
 		for _, m := range c.request().Messages[1:] {
@@ -195,7 +195,7 @@ func TestExampleAfterTwoFormatErrors(t *testing.T) {
 
 	fresh, _ := conversation()
 	fresh.Example = c.Example
-	fresh.Append(llm.RoleUser, "do it")
+	fresh.Append(llm.Message{Role: llm.RoleUser, Content: "do it"})
 	if len(fresh.request().Messages) != 2 {
 		t.Errorf("a conversation without format errors sends the example")
 	}

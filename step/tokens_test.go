@@ -42,7 +42,7 @@ func TestTokensOfAReply(t *testing.T) {
 			t.Parallel()
 			c, rec := conversation()
 			c.System = "SYSTEM"
-			c.Append(llm.RoleUser, "do it")
+			c.Append(llm.Message{Role: llm.RoleUser, Content: "do it"})
 			c.Model = streamer{pieces: pieces, usage: tt.usage}
 			if _, err := c.Request(context.Background(), 1); err != nil {
 				t.Fatal(err)

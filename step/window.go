@@ -154,7 +154,7 @@ func (c *Conversation) Compress(ctx context.Context, before int, reason string) 
 		c.State.TotalTokens += res.Usage.TotalTokens
 	}
 	for _, reply := range res.Replies {
-		c.record(sessions.PurposeCompress, llm.Request{Model: res.Model}, reply)
+		c.record(sessions.PurposeCompress, llm.Request{Params: llm.Params{Model: res.Model}}, reply)
 	}
 	usage := received(c.Agent, res.Usage, before, len(res.Summary))
 	usage.Compression = true

@@ -3,7 +3,6 @@ package tools
 import (
 	"fmt"
 	"maps"
-	"strings"
 )
 
 // Registry is an ordered set of tools.
@@ -100,83 +99,4 @@ func (r *Registry) Docs() []Doc {
 		docs[i] = t.Doc()
 	}
 	return docs
-}
-
-// Wrap renders r for the model, so it can tell data from instructions:
-// <tool_result tool="READ_FILE" ok="true" path="a.go">…</tool_result>.
-// The output is data: any tool_result tag inside it is neutralised so that
-// file contents or command output cannot close the wrapper early or open a
-// forged one.
-func (r Result) Wrap() string {
-	var b strings.Builder
-	b.WriteString(`<tool_result tool="`)
-	b.WriteString(escapeAttr(r.Tool))
-	b.WriteString(`" ok="`)
-	if r.OK {
-		b.WriteString("true")
-	} else {
-		b.WriteString("false")
-	}
-	b.WriteByte('"')
-	for _, a := range r.Attrs {
-		b.WriteByte(' ')
-		b.WriteString(attrName(a[0]))
-		b.WriteString(`="`)
-		b.WriteString(escapeAttr(a[1]))
-		b.WriteByte('"')
-	}
-	b.WriteString(">\n")
-	b.WriteString(neutraliseTags(strings.TrimSuffix(r.Output, "\n")))
-	b.WriteString("\n</tool_result>")
-	return b.String()
-}
-
-var attrEscaper = strings.NewReplacer(
-	`&`, "&amp;", `"`, "&quot;", `<`, "&lt;", `>`, "&gt;",
-	"\n", "&#10;", "\r", "&#13;", "\t", "&#9;",
-)
-
-func escapeAttr(s string) string { return attrEscaper.Replace(s) }
-
-// attrName keeps an attribute name to the characters a tag allows, so a
-// careless caller cannot break the opening tag.
-func attrName(s string) string {
-	var b strings.Builder
-	for _, c := range s {
-		if c == '_' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
-			b.WriteRune(c)
-		}
-	}
-	if b.Len() == 0 {
-		return "attr"
-	}
-	return b.String()
-}
-
-const tagName = "tool_result"
-
-// neutraliseTags escapes the '<' of every <tool_result or </tool_result in s
-// (any case), leaving all other text as it is.
-func neutraliseTags(s string) string {
-	var b strings.Builder
-	last := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] != '<' {
-			continue
-		}
-		j := i + 1
-		if j < len(s) && s[j] == '/' {
-			j++
-		}
-		if len(s)-j >= len(tagName) && strings.EqualFold(s[j:j+len(tagName)], tagName) {
-			b.WriteString(s[last:i])
-			b.WriteString("&lt;")
-			last = i + 1
-		}
-	}
-	if last == 0 {
-		return s
-	}
-	b.WriteString(s[last:])
-	return b.String()
 }

@@ -37,24 +37,3 @@ func ParseReply(content string, set Set) (parser.Response, error) {
 	}
 	return resp, nil
 }
-
-// ResultsMessage is the user message that brings a step's results back to
-// the model: each result wrapped, then the calls that did not run because
-// the last result failed, then an optional note.
-func ResultsMessage(calls []parser.ToolCall, results []Result, note string) string {
-	parts := make([]string, 0, len(results)+2)
-	for _, res := range results {
-		parts = append(parts, res.Wrap())
-	}
-	if len(results) > 0 && len(calls) > len(results) {
-		names := make([]string, 0, len(calls)-len(results))
-		for _, c := range calls[len(results):] {
-			names = append(names, c.Name)
-		}
-		parts = append(parts, fmt.Sprintf("Not run, because %s failed: %s.", results[len(results)-1].Tool, strings.Join(names, ", ")))
-	}
-	if note != "" {
-		parts = append(parts, note)
-	}
-	return strings.Join(parts, "\n\n")
-}

@@ -27,17 +27,3 @@ func TestParseReply(t *testing.T) {
 		t.Errorf("a tool outside the set is not a format error listing the valid ones: %v", err)
 	}
 }
-
-func TestResultsMessage(t *testing.T) {
-	t.Parallel()
-	calls := []parser.ToolCall{{Name: "COMMAND", Input: "false"}, {Name: "READ_FILE"}, {Name: "DONE"}}
-	results := []Result{{Tool: Command, OK: false, Output: "exit 1"}}
-	got := ResultsMessage(calls, results, "a note")
-	want := "<tool_result tool=\"COMMAND\" ok=\"false\">\nexit 1\n</tool_result>\n\nNot run, because COMMAND failed: READ_FILE, DONE.\n\na note"
-	if got != want {
-		t.Errorf("got  %q\nwant %q", got, want)
-	}
-	if got := ResultsMessage(calls[:1], []Result{{Tool: Command, OK: true, Output: "ok"}}, ""); strings.Contains(got, "Not run") {
-		t.Errorf("%q", got)
-	}
-}

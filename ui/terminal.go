@@ -669,28 +669,11 @@ func (t *Terminal) audit(r event.AuditFinished) {
 	if r.Verdict == string(audit.Pass) {
 		t.line(t.green.Sprintf("%s audit passed (%s)", t.sym.ok, steps))
 	} else {
-		t.line(t.red.Sprintf("%s audit failed (%s): ", t.sym.fail, steps) + t.clip(textfmt.FirstLine(feedbackLine(r.Feedback)), 30))
+		t.line(t.red.Sprintf("%s audit failed (%s): ", t.sym.fail, steps) + t.clip(audit.FeedbackLine(r.Feedback), 30))
 	}
 	if t.level >= Verbose {
 		t.block(r.Feedback, nil)
 	}
-}
-
-// feedbackLine is the most telling line of a report: the first after the
-// verdict line, where auditors say what to fix, else the verdict itself.
-func feedbackLine(report string) string {
-	lines := strings.Split(strings.TrimSpace(report), "\n")
-	for i, l := range lines {
-		if _, ok := audit.ParseVerdict(l); ok {
-			for _, next := range lines[i+1:] {
-				if strings.TrimSpace(next) != "" {
-					return strings.TrimSpace(next)
-				}
-			}
-			return strings.TrimSpace(l)
-		}
-	}
-	return report
 }
 
 // finished shows the answer, once, then one status line: how the request

@@ -7,6 +7,7 @@ import (
 
 	"github.com/devagent/dev/audit"
 	"github.com/devagent/dev/event"
+	"github.com/devagent/dev/history"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/sessions"
 	"github.com/devagent/dev/textfmt"
@@ -23,58 +24,58 @@ func ShowSession(s *Streams, sess *sessions.Session) {
 	t := NewTerminal(&Streams{Err: s.Out, Width: s.TermWidth(), WidthNow: s.WidthNow, Color: s.OutColor, Unicode: s.Unicode}, Normal)
 	t.ShowAnswer(s.Out, &Markdown{Color: s.OutColor, Unicode: s.Unicode})
 	t.Emit(event.SessionStarted{ID: sess.ID, Model: sess.Model, Dir: sess.WorkingDirectory})
-	names := tools.Worker().Names()
 	audits := sess.Audits
 	rejected := sessions.RejectedBefore(sess)
 	var calls []parser.ToolCall // of the last reply, to pair with its results
 	replies := 0                // assistant messages so far
-	for i, m := range sess.History {
-		switch {
-		case m.Role == "assistant":
+	entries := history.Read(sess.History)
+	for i, e := range entries {
+		switch e.Kind {
+		case history.KindReply:
 			t.rejected(rejected[replies])
 			replies++
-			resp, err := parser.Parse(m.Content, names)
-			if err != nil {
-				t.Box("Reply", m.Content)
+			if e.Err != nil {
+				t.Box("Reply", e.Message.Content)
 				calls = nil
 				continue
 			}
-			t.Emit(event.ReplyParsed{Agent: event.Worker, Response: resp})
-			calls = resp.Tools
+			t.Emit(event.ReplyParsed{Agent: event.Worker, Response: e.Reply})
+			calls = e.Reply.Tools
 			last := calls[len(calls)-1]
-			if last.Name == tools.Done && (i+1 == len(sess.History) || !hasResults(sess.History[i+1].Content)) {
+			if last.Name == tools.Done && (i+1 == len(entries) || !entries[i+1].ClosesStep()) {
 				// An accepted DONE ends the run: no results follow it.
 				for _, c := range calls[:len(calls)-1] {
 					t.Emit(event.ToolStarted{Agent: event.Worker, Tool: c.Name, Input: c.Input})
 				}
-				audits = t.doneInTranscript(tools.Result{Tool: tools.Done, OK: true, Done: true, Output: last.Input}, audits)
+				audits = t.doneInTranscript(history.ToolResult{Tool: tools.Done, OK: true, Output: last.Input}, audits)
 				calls = nil
 			}
-		case strings.HasPrefix(m.Content, "<user_request>"):
-			request := strings.TrimSuffix(strings.TrimPrefix(m.Content, "<user_request>"), "</user_request>")
-			t.request(strings.TrimSpace(request))
-		case strings.HasPrefix(m.Content, "[CONTEXT SUMMARY]"):
+		case history.KindRequest:
+			t.request(e.Text)
+		case history.KindSummary:
 			t.mu.Lock()
 			t.line(t.cyan.Sprint(t.sym.compress + " the conversation was compressed here; the model went on from this summary:"))
-			t.box("Context summary", t.cyan, t.capped(m.Content, resumeLines, 0), t.dim)
+			t.box("Context summary", t.cyan, t.capped(e.Message.Content, resumeLines, 0), t.dim)
 			t.mu.Unlock()
-		default:
-			results, _ := tools.Unwrap(m.Content)
-			if len(results) == 0 {
-				t.note(m.Content)
-				continue
-			}
-			for i, r := range results {
+		case history.KindResults:
+			for i, r := range e.Results {
 				input := ""
 				if i < len(calls) {
 					input = calls[i].Input
 					t.Emit(event.ToolStarted{Agent: event.Worker, Tool: calls[i].Name, Input: input})
 				}
-				t.Emit(event.ToolFinished{Agent: event.Worker, Input: input, Result: r})
+				t.Emit(event.ToolFinished{Agent: event.Worker, Input: input, Result: tools.FromHistory(r)})
 				if r.Tool == tools.Done {
 					audits = t.doneInTranscript(r, audits)
 				}
 			}
+		case history.KindShell:
+			// The user's own command: no reply called it.
+			for _, r := range e.Results {
+				t.Emit(event.ToolFinished{Agent: event.Worker, Result: tools.FromHistory(r)})
+			}
+		default: // an interruption, a format error, a message of another kind
+			t.note(e.Message.Content)
 		}
 	}
 	t.rejected(rejected[replies])
@@ -99,14 +100,14 @@ func (t *Terminal) rejected(rs []sessions.Request) {
 
 // doneInTranscript shows a DONE: the audit it had, and its summary when
 // it was accepted. Audits are stored in order, one per audited DONE.
-func (t *Terminal) doneInTranscript(r tools.Result, audits []sessions.Audit) []sessions.Audit {
-	rejected := !r.OK && strings.HasPrefix(r.Output, "The audit did not accept")
+func (t *Terminal) doneInTranscript(r history.ToolResult, audits []sessions.Audit) []sessions.Audit {
+	_, rejected := r.AuditFeedback()
 	if len(audits) > 0 && (rejected || audits[0].Verdict == string(audit.Pass)) {
 		a := audits[0]
 		audits = audits[1:]
 		t.Emit(event.AuditFinished{Verdict: a.Verdict, Feedback: a.Feedback, Steps: a.Steps})
 	}
-	if r.Done {
+	if r.OK {
 		t.mu.Lock()
 		t.showAnswer(r.Output)
 		t.mu.Unlock()
@@ -171,10 +172,4 @@ func Transcript(w io.Writer, sess *sessions.Session) {
 	for i, m := range sess.History {
 		fmt.Fprintf(w, "## %d. %s\n\n%s\n\n", i+1, m.Role, strings.TrimSpace(m.Content))
 	}
-}
-
-// hasResults reports whether a message brings tool results.
-func hasResults(content string) bool {
-	results, _ := tools.Unwrap(content)
-	return len(results) > 0
 }

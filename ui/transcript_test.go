@@ -56,3 +56,73 @@ func TestTranscriptShowsRejectedReplies(t *testing.T) {
 		t.Errorf("the problems are not shown:\n%s", got)
 	}
 }
+
+// dev sessions show reads each message by its kind: a command the user
+// ran (!) shows as its result, never as the result of the reply before it,
+// and does not stop a DONE before it from ending its request; a reply
+// calling a custom or MCP tool shows its tools; a DONE whose audit the user
+// interrupted was not accepted, so it shows no answer and takes no audit.
+func TestShowSessionReadsKinds(t *testing.T) {
+	t.Parallel()
+	template := func(tool, input string) llm.Message {
+		return llm.Message{Role: "assistant", Content: "# Agent Response\n\n## Thoughts\nStep.\n\n## Tool Choice\n" + tool + "\n\n## Tool Input\n" + input}
+	}
+	request := func(text string) llm.Message {
+		return llm.Message{Role: "user", Content: "<user_request>\n" + text + "\n</user_request>"}
+	}
+	shell := llm.Message{Role: "user", Content: "The user ran a command in the working directory, for you to know:\n" +
+		`<tool_result tool="COMMAND" ok="true">` + "\n$ ls\nshell-output\n</tool_result>"}
+	show := func(sess *sessions.Session) string {
+		var out bytes.Buffer
+		ShowSession(&Streams{Out: &out, Width: 80, Unicode: true}, sess)
+		return out.String()
+	}
+	inOrder := func(t *testing.T, got string, want ...string) {
+		t.Helper()
+		at := -1
+		for _, w := range want {
+			i := strings.Index(got[at+1:], w)
+			if i < 0 {
+				t.Fatalf("%q missing or out of order (want %q):\n%s", w, want, got)
+			}
+			at += 1 + i
+		}
+	}
+
+	got := show(&sessions.Session{ID: "s1", Status: sessions.Complete,
+		Audits: []sessions.Audit{{Verdict: "PASS", Steps: 1}, {Verdict: "PASS", Steps: 2}},
+		History: []llm.Message{
+			request("write a.go"),
+			template("WRITE_FILE", "a.go\n```go\npackage a\n```"),
+			{Role: "user", Content: `<tool_result tool="WRITE_FILE" ok="true">` + "\nCreated a.go\n</tool_result>"},
+			shell,
+			template("DONE", "First answer."),
+			shell,
+			request("run the tests"),
+			template("RUN_TESTS", "all"),
+			{Role: "user", Content: `<tool_result tool="RUN_TESTS" ok="true">` + "\nPASS\n</tool_result>"},
+			template("DONE", "Second answer."),
+		}})
+	inOrder(t, got, "WRITE_FILE", "Created a.go", "shell-output", "audit passed (1 step)", "First answer.", "shell-output",
+		"run the tests", "RUN_TESTS", "PASS", "audit passed (2 steps)", "Second answer.")
+	if n := strings.Count(got, "WRITE_FILE"); n != 1 {
+		t.Errorf("WRITE_FILE shown %d times, want once (a command the user ran is no result of it):\n%s", n, got)
+	}
+	if strings.Contains(got, "Reply") {
+		t.Errorf("a reply calling a custom tool is shown raw:\n%s", got)
+	}
+
+	got = show(&sessions.Session{ID: "s2", Status: sessions.Complete,
+		Audits: []sessions.Audit{{Verdict: "PASS", Steps: 2}},
+		History: []llm.Message{
+			request("go"),
+			template("DONE", "Not accepted."),
+			{Role: "user", Content: "The user interrupted the audit of your DONE."},
+			request("again"),
+			template("DONE", "Accepted."),
+		}})
+	inOrder(t, got, "› go", "interrupted the audit", "› again", "audit passed (2 steps)", "Accepted.")
+	if strings.Contains(got, "Not accepted.") {
+		t.Errorf("the answer of a DONE whose audit was interrupted is shown:\n%s", got)
+	}
+}

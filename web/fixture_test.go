@@ -10,17 +10,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/devagent/dev/history"
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/parser"
-	"github.com/devagent/dev/prompts"
 	"github.com/devagent/dev/sessions"
 	"github.com/devagent/dev/tools"
 )
 
-// The sessions of these tests are written as dev writes them: requests
-// wrapped by prompts.UserRequest, replies stored as parser templates,
-// results wrapped by tools.ResultsMessage, compressions rendered by
-// prompts.Compressed.
+// The sessions of these tests are written as dev writes them, with the
+// constructors of package history.
 
 var t0 = time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC)
 
@@ -35,15 +33,15 @@ const (
 
 func reply(thoughts string, tasks []parser.Task, calls ...parser.ToolCall) llm.Message {
 	r := parser.Response{Thoughts: thoughts, Tasks: tasks, HasTaskList: tasks != nil, Tools: calls}
-	return llm.Message{Role: llm.RoleAssistant, Content: r.Template()}
+	return history.Reply(r)
 }
 
 func results(calls []parser.ToolCall, rs []tools.Result, note string) llm.Message {
-	return llm.Message{Role: llm.RoleUser, Content: tools.ResultsMessage(calls, rs, note)}
+	return history.Results(calls, tools.Held(rs), note)
 }
 
 func request(text string) llm.Message {
-	return llm.Message{Role: llm.RoleUser, Content: prompts.UserRequest(text)}
+	return history.Request(text)
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -63,7 +61,7 @@ func richSession() *sessions.Session {
 	long := strings.Repeat("ok  \tgithub.com/x/y\t0.01s\n", 40)
 
 	h := []llm.Message{
-		{Role: llm.RoleUser, Content: prompts.Compressed{Summary: "We read the code and found the parser.", Tasks: "[~] Find the failing test", Original: "Fix the failing parser test"}.Render()},
+		history.Compressed{Summary: "We read the code and found the parser.", Tasks: "[~] Find the failing test", Original: "Fix the failing parser test"}.Message(),
 		reply("The test fails in parse.go; read it.", tasks1, read),
 		results([]parser.ToolCall{read}, []tools.Result{{Tool: tools.ReadFile, OK: true, Output: "parse.go (120 lines)\nfunc Parse() error {\n\treturn nil\n}", Attrs: [][2]string{{"path", "parse.go"}}}}, ""),
 		reply("Run the tests, then write notes.", tasks2, run, write),
@@ -79,7 +77,7 @@ func richSession() *sessions.Session {
 		reply("All green.", []parser.Task{{Status: parser.Complete, Text: "Find the failing test"}, {Status: parser.Complete, Text: "Fix the parser"}}, done),
 		request("Now add a test for empty input"),
 		reply("Write the test.", nil, parser.ToolCall{Name: tools.WriteFile, Input: "parse_test.go\n```go\npackage p\n```"}),
-		{Role: llm.RoleUser, Content: "The user interrupted the request before the reply was complete."},
+		history.InterruptedReply(),
 	}
 	var reqs []sessions.Request
 	for i := range 9 {

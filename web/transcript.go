@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/devagent/dev/audit"
-	"github.com/devagent/dev/llm"
+	"github.com/devagent/dev/history"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/sessions"
 	"github.com/devagent/dev/textfmt"
@@ -61,27 +61,27 @@ type entry struct {
 // auditor's steps) cannot be shown.
 func transcript(sess *sessions.Session) []entry {
 	b := &builder{sess: sess, auditUsed: make([]bool, len(sess.Audits)), numbered: true}
-	b.matchPasses()
+	entries := history.Read(sess.History)
+	b.matchPasses(entries)
 	rejected := sessions.RejectedBefore(sess)
 	replies := 0
-	for i, m := range sess.History {
+	for i, e := range entries {
 		b.at = i
-		if m.Role == llm.RoleAssistant {
+		switch {
+		case e.Kind == history.KindReply:
 			b.flush()
 			b.rejected(rejected[replies])
 			replies++
-			b.assistant(m.Content)
+			b.assistant(e)
 			continue
-		}
-		if b.pending != nil && strings.Contains(m.Content, "<tool_result") && !strings.HasPrefix(m.Content, shellNote) {
-			b.results(m.Content)
+		case e.Kind == history.KindResults && b.pending != nil:
+			b.results(e)
 			continue
-		}
-		if strings.HasPrefix(m.Content, interrupted) {
+		case e.Kind == history.KindInterruption:
 			b.lastDone = false // not even a DONE ends an interrupted request
 		}
 		b.flush()
-		b.user(m.Content)
+		b.user(e)
 	}
 	b.flush()
 	b.rejected(rejected[replies])
@@ -123,13 +123,6 @@ func (b *builder) rejected(rs []sessions.Request) {
 	}
 }
 
-// shellNote starts the message that brings a command the user ran (the !
-// escape) into the conversation.
-const shellNote = "The user ran a command in the working directory"
-
-// interrupted starts the notes of an interruption.
-const interrupted = "The user interrupted"
-
 type builder struct {
 	sess  *sessions.Session
 	out   []entry
@@ -164,54 +157,54 @@ func (b *builder) line(class, text, more string) {
 	b.add(e)
 }
 
-func (b *builder) user(content string) {
-	switch {
-	case strings.HasPrefix(content, "<user_request>"):
+// user shows a message of the user's side that is not the results of the
+// pending calls.
+func (b *builder) user(e history.Entry) {
+	switch e.Kind {
+	case history.KindRequest:
 		b.endRequest(false)
 		b.closed = false
-		text := strings.TrimSuffix(strings.TrimPrefix(content, "<user_request>"), "</user_request>")
 		b.requests++
 		title := "Request"
 		if b.numbered {
 			title = fmt.Sprintf("Request %d", b.requests)
 		}
-		b.add(entry{Kind: kindRequest, Title: title, Text: strings.TrimSpace(text)})
+		b.add(entry{Kind: kindRequest, Title: title, Text: e.Text})
 		return
-	case strings.HasPrefix(content, "[CONTEXT SUMMARY]"):
-		b.compressed(content)
+	case history.KindSummary:
+		b.compressed(e.Message.Content)
 		return
-	case strings.HasPrefix(content, "Your reply could not be used: "):
-		msg := strings.TrimPrefix(content, "Your reply could not be used: ")
-		b.line(classWarn, "! reply not in the expected format: "+textfmt.FirstLine(msg), msg)
+	case history.KindFormatError:
+		b.line(classWarn, "! reply not in the expected format: "+textfmt.FirstLine(e.Text), e.Text)
 		return
-	case strings.HasPrefix(content, shellNote):
+	case history.KindShell:
 		b.line(classInfo, "! the user ran a command, for the model to know:", "")
 	}
-	results, notes := tools.Unwrap(content)
-	for _, r := range results {
+	for _, r := range e.Results {
 		b.result(r)
 	}
-	for _, n := range notes {
-		if !strings.HasPrefix(n, shellNote) {
-			b.line(classWarn, "! "+textfmt.FirstLine(n), n)
-		}
-	}
+	b.notes(e.Notes)
 }
 
 // results shows the pending calls with their results, in the order they
 // ran. Calls after a failure did not run; a note says so, as the terminal
 // showed nothing of them.
-func (b *builder) results(content string) {
-	results, notes := tools.Unwrap(content)
+func (b *builder) results(e history.Entry) {
 	calls := b.pending
 	b.pending = nil
 	b.lastDone = false // results came back: the request goes on
-	for i, r := range results {
+	for i, r := range e.Results {
 		if i < len(calls) {
 			b.tool(calls[i])
 		}
 		b.result(r)
 	}
+	b.notes(e.Notes)
+}
+
+// notes shows the notes dev added for the model: the calls not run, a
+// repeated step, an interruption.
+func (b *builder) notes(notes []string) {
 	for _, n := range notes {
 		b.line(classWarn, "! "+textfmt.FirstLine(n), n)
 	}
@@ -256,12 +249,12 @@ func (b *builder) compressed(summary string) {
 	b.add(entry{Kind: kindSummary, Title: "Summary of the earlier conversation", Text: strings.TrimSpace(summary)})
 }
 
-func (b *builder) assistant(content string) {
-	resp, err := parser.Parse(content, toolNames(content))
-	if err != nil {
-		b.add(entry{Kind: kindRaw, Title: "Reply (not in the expected format)", Text: strings.TrimSpace(content)})
+func (b *builder) assistant(e history.Entry) {
+	if e.Err != nil {
+		b.add(entry{Kind: kindRaw, Title: "Reply (not in the expected format)", Text: strings.TrimSpace(e.Message.Content)})
 		return
 	}
+	resp := e.Reply
 	b.steps++
 	if resp.Thoughts != "" {
 		b.add(entry{Kind: kindThought, Title: "Thoughts", Text: resp.Thoughts})
@@ -272,7 +265,7 @@ func (b *builder) assistant(content string) {
 			b.add(entry{Kind: kindTasks, Title: "Task List", Tasks: resp.Tasks})
 		}
 	}
-	b.lastDone = slices.ContainsFunc(resp.Tools, func(c parser.ToolCall) bool { return c.Name == tools.Done })
+	b.lastDone = callsDone(resp)
 	b.pending, b.pendingAt = resp.Tools, b.at
 	if b.pending == nil {
 		b.pending = []parser.ToolCall{}
@@ -281,12 +274,14 @@ func (b *builder) assistant(content string) {
 
 // result shows a tool's result; a DONE the audit did not accept shows as
 // the audit's verdict.
-func (b *builder) result(r tools.Result) {
+func (b *builder) result(r history.ToolResult) {
 	if r.Tool == tools.Done {
 		b.lastDone = false // the work goes on
-		if a, ok := b.failedAudit(r.Output); ok {
-			b.audit(a)
-			return
+		if feedback, ok := r.AuditFeedback(); ok {
+			if a, ok := b.failedAudit(feedback); ok {
+				b.audit(a)
+				return
+			}
 		}
 	}
 	title := "Result"
@@ -303,11 +298,12 @@ func (b *builder) result(r tools.Result) {
 	b.add(e)
 }
 
-// failedAudit finds the failed audit whose feedback a DONE's result holds.
-func (b *builder) failedAudit(output string) (int, bool) {
+// failedAudit finds the failed audit whose feedback a rejected DONE's
+// result holds.
+func (b *builder) failedAudit(feedback string) (int, bool) {
 	for i, a := range b.sess.Audits {
 		if !b.auditUsed[i] && a.Verdict != string(audit.Pass) && strings.TrimSpace(a.Feedback) != "" &&
-			strings.HasSuffix(strings.TrimSpace(output), strings.TrimSpace(a.Feedback)) {
+			strings.TrimSpace(feedback) == strings.TrimSpace(a.Feedback) {
 			return i, true
 		}
 	}
@@ -319,19 +315,14 @@ func (b *builder) failedAudit(output string) (int, bool) {
 // without an audit (audit off, or nothing changed) has none, and the
 // history may have lost early DONEs to compression. The latest DONEs go
 // with the latest passes.
-func (b *builder) matchPasses() {
+func (b *builder) matchPasses(entries []history.Entry) {
 	b.passes = map[int]int{}
 	var ended []int
-	h := b.sess.History
-	for i, m := range h {
-		if m.Role != llm.RoleAssistant || !callsDone(m.Content) {
+	for i, e := range entries {
+		if e.Kind != history.KindReply || e.Err != nil || !callsDone(e.Reply) {
 			continue
 		}
-		next := ""
-		if i+1 < len(h) {
-			next = h[i+1].Content
-		}
-		if !strings.Contains(next, "<tool_result") && !strings.HasPrefix(next, interrupted) {
+		if i+1 == len(entries) || !entries[i+1].ClosesStep() {
 			ended = append(ended, i)
 		}
 	}
@@ -348,17 +339,9 @@ func (b *builder) matchPasses() {
 	}
 }
 
-func callsDone(content string) bool {
-	resp, err := parser.Parse(content, toolNames(content))
-	if err != nil {
-		return false
-	}
-	for _, c := range resp.Tools {
-		if c.Name == tools.Done {
-			return true
-		}
-	}
-	return false
+// callsDone reports whether a reply calls DONE.
+func callsDone(resp parser.Response) bool {
+	return slices.ContainsFunc(resp.Tools, func(c parser.ToolCall) bool { return c.Name == tools.Done })
 }
 
 func (b *builder) audit(i int) {
@@ -368,7 +351,7 @@ func (b *builder) audit(i int) {
 		b.line(classOK, fmt.Sprintf("✓ audit passed (%s)", textfmt.Plural(a.Steps, "step")), a.Feedback)
 		return
 	}
-	b.line(classFail, fmt.Sprintf("✗ audit failed (%s): %s", textfmt.Plural(a.Steps, "step"), feedbackLine(a.Feedback)), a.Feedback)
+	b.line(classFail, fmt.Sprintf("✗ audit failed (%s): %s", textfmt.Plural(a.Steps, "step"), audit.FeedbackLine(a.Feedback)), a.Feedback)
 }
 
 // endRequest closes the request being shown with how it ended, as the
@@ -390,39 +373,6 @@ func (b *builder) endRequest(last bool) {
 		b.line(classDim, "… in progress, or ended without saving its status ("+steps+" so far)", "")
 	}
 	b.steps, b.lastDone = 0, false
-}
-
-// toolNames are the tool names a stored reply calls: the line after each
-// Tool Choice heading of its normalised template. The tools a session
-// could call (custom and MCP tools among them) are not stored.
-func toolNames(content string) []string {
-	var names []string
-	lines := strings.Split(content, "\n")
-	for i, l := range lines {
-		if strings.TrimSpace(l) == "## Tool Choice" && i+1 < len(lines) {
-			if name := strings.TrimSpace(lines[i+1]); name != "" {
-				names = append(names, name)
-			}
-		}
-	}
-	return names
-}
-
-// feedbackLine is the most telling line of an audit report: the first
-// after its verdict line, where auditors say what to fix.
-func feedbackLine(report string) string {
-	lines := strings.Split(strings.TrimSpace(report), "\n")
-	for i, l := range lines {
-		if _, ok := audit.ParseVerdict(l); ok {
-			for _, next := range lines[i+1:] {
-				if strings.TrimSpace(next) != "" {
-					return strings.TrimSpace(next)
-				}
-			}
-			return strings.TrimSpace(l)
-		}
-	}
-	return textfmt.FirstLine(report)
 }
 
 // withoutFences drops the fence lines of a tool input: markup, not

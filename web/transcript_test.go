@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/devagent/dev/history"
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/parser"
-	"github.com/devagent/dev/prompts"
 	"github.com/devagent/dev/sessions"
 	"github.com/devagent/dev/tools"
 )
@@ -82,7 +82,7 @@ func TestTranscript(t *testing.T) {
 			sess: sessions.Session{Status: sessions.Complete, History: []llm.Message{
 				request("write a.go"),
 				reply("Write it.", nil, write, done), // DONE ended the request: no results kept
-				{Role: llm.RoleUser, Content: "The user ran a command in the working directory, for you to know:\n" + tools.Result{Tool: tools.Command, OK: true, Output: "$ ls\na.go"}.Wrap()},
+				history.Shell(tools.Result{Tool: tools.Command, OK: true, Output: "$ ls\na.go"}.Held()),
 				request("and b.go"),
 				reply("", nil, done),
 			}},
@@ -106,7 +106,7 @@ func TestTranscript(t *testing.T) {
 			sess: sessions.Session{Status: sessions.Interrupted, Audits: []sessions.Audit{{Verdict: "PASS", Steps: 1}}, History: []llm.Message{
 				request("go"),
 				reply("", nil, done),
-				{Role: llm.RoleUser, Content: "The user interrupted the audit of your DONE."},
+				history.InterruptedAudit(),
 			}},
 			want:   "[request] Request 1: go\n[tool] Tool: DONE: Wrote a.go.\n[line warn] ! The user interrupted the audit of your DONE.\n[line warn] ! interrupted after 1 step; dev --resume continues the session\n",
 			absent: []string{"audit passed", "done in"},
@@ -116,12 +116,36 @@ func TestTranscript(t *testing.T) {
 			sess: sessions.Session{Status: sessions.Active, History: []llm.Message{
 				request("go"),
 				{Role: llm.RoleAssistant, Content: "I will now write the file."},
-				{Role: llm.RoleUser, Content: "Your reply could not be used: The `## Tool Choice` section is missing.\n\n" + prompts.FormatReminder()},
+				history.FormatError("The `## Tool Choice` section is missing.", true),
 			}},
 			want: "[request] Request 1: go\n[raw] Reply (not in the expected format): I will now write the file.\n" +
 				"[line warn] ! reply not in the expected format: The `## Tool Choice` section is missing.\n" +
 				"    (The `## Tool Choice` section is missing.…: 17 lines in all)\n" +
 				"[line dim] … in progress, or ended without saving its status (0 steps so far)\n",
+		},
+		{
+			name: "a command the user ran after an accepted DONE leaves the DONE its audit",
+			sess: sessions.Session{Status: sessions.Complete, Audits: []sessions.Audit{{Verdict: "PASS", Steps: 1}, {Verdict: "PASS", Steps: 2}}, History: []llm.Message{
+				request("write a.go"),
+				reply("", nil, done),
+				history.Shell(tools.Result{Tool: tools.Command, OK: true, Output: "$ ls\na.go"}.Held()),
+				request("and b.go"),
+				reply("", nil, done),
+			}},
+			want: "[request] Request 1: write a.go\n[tool] Tool: DONE: Wrote a.go.\n[line ok] ✓ audit passed (1 step)\n[line ok] ✓ done in 1 step\n" +
+				"[line info] ! the user ran a command, for the model to know:\n[result ok] Result: $ ls\n    a.go\n" +
+				"[request] Request 2: and b.go\n[tool] Tool: DONE: Wrote a.go.\n[line ok] ✓ audit passed (2 steps)\n[line ok] ✓ done in 1 step\n",
+		},
+		{
+			name: "a request that quotes a result's tag is a request",
+			sess: sessions.Session{Status: sessions.Complete, History: []llm.Message{
+				request("write a.go"),
+				reply("", nil, done),
+				request(`why do results start with <tool_result tool="X" ok="true">?`),
+				reply("", nil, done),
+			}},
+			want: "[request] Request 1: write a.go\n[tool] Tool: DONE: Wrote a.go.\n[line ok] ✓ done in 1 step\n" +
+				"[request] Request 2: why do results start with <tool_result tool=\"X\" ok=\"true\">?\n[tool] Tool: DONE: Wrote a.go.\n[line ok] ✓ done in 1 step\n",
 		},
 		{
 			name: "the task list shows when it changes",
@@ -161,7 +185,7 @@ func TestTranscriptShowsRejectedReplies(t *testing.T) {
 	t.Parallel()
 	sess := &sessions.Session{ID: "s",
 		History: []llm.Message{
-			{Role: llm.RoleUser, Content: prompts.UserRequest("list the files")},
+			history.Request("list the files"),
 			{Role: llm.RoleAssistant, Content: "# Agent Response\n\n## Thoughts\nLook.\n\n## Tool Choice\nLIST_DIRECTORY\n\n## Tool Input\n."},
 			{Role: llm.RoleUser, Content: `<tool_result tool="LIST_DIRECTORY" ok="true">` + "\na.txt\n</tool_result>"},
 		},

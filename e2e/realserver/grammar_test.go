@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/devagent/dev/history"
 	"github.com/devagent/dev/mcp"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/prompts"
@@ -73,7 +74,7 @@ func TestRealServerAcceptsTheGrammars(t *testing.T) {
 	system, request := prompts.DoctorProtocol()
 	for name, g := range grammars(t) {
 		status, out := chat(t, srv, map[string]any{"model": "smollm2", "temperature": 0, "max_tokens": 6, "grammar": g,
-			"messages": []map[string]string{{"role": "system", "content": system}, {"role": "user", "content": request}}})
+			"messages": []map[string]string{{"role": "system", "content": system}, {"role": "user", "content": history.Request(request).Content}}})
 		if status != http.StatusOK {
 			t.Errorf("%s: llama-server answered %d: %v", name, status, out)
 			continue
@@ -106,7 +107,7 @@ func BenchmarkGrammarCost(b *testing.B) {
 	srv := server(b, "smollm2", 8192, 1)
 	g := grammars(b)["worker, automated"]
 	system, request := prompts.DoctorProtocol()
-	msgs := []map[string]string{{"role": "system", "content": system}, {"role": "user", "content": request}}
+	msgs := []map[string]string{{"role": "system", "content": system}, {"role": "user", "content": history.Request(request).Content}}
 	for _, withGrammar := range []bool{false, true} {
 		name := "without"
 		if withGrammar {

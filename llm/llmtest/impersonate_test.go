@@ -46,11 +46,11 @@ func TestImpersonate(t *testing.T) {
 			if err != nil || !slices.Equal(models, tc.models) {
 				t.Errorf("Models = %q, %v; want %q", models, err, tc.models)
 			}
-			reply, err := c.Stream(ctx, llm.Request{Model: "m", Messages: []llm.Message{{Role: "user", Content: "x"}}}, nil)
+			reply, err := c.Stream(ctx, llm.Request{Params: llm.Params{Model: "m"}, Messages: []llm.Message{{Role: "user", Content: "x"}}}, nil)
 			if err != nil || reply.Content != "hi" || reply.ReasoningField != tc.field {
 				t.Errorf("Stream = %+v, %v; want content hi in field %s", reply, err, tc.field)
 			}
-			_, err = c.Stream(ctx, llm.Request{Model: "nope", Messages: []llm.Message{{Role: "user", Content: "x"}}}, nil)
+			_, err = c.Stream(ctx, llm.Request{Params: llm.Params{Model: "nope"}, Messages: []llm.Message{{Role: "user", Content: "x"}}}, nil)
 			var e *llm.Error
 			switch {
 			case tc.strict && (!errors.As(err, &e) || e.Kind != llm.KindModelNotFound || !slices.Equal(e.Models, tc.models)):
@@ -69,7 +69,7 @@ func TestRejectStreamOptions(t *testing.T) {
 	s.RejectStreamOptions()
 	s.Script(Response{Content: "hi", Usage: &llm.Usage{PromptTokens: 1, CompletionTokens: 1, TotalTokens: 2}})
 	c := llm.New(llm.Config{BaseURL: s.BaseURL()})
-	reply, err := c.Stream(context.Background(), llm.Request{Model: "m", Messages: []llm.Message{{Role: "user", Content: "x"}}}, nil)
+	reply, err := c.Stream(context.Background(), llm.Request{Params: llm.Params{Model: "m"}, Messages: []llm.Message{{Role: "user", Content: "x"}}}, nil)
 	if err != nil || reply.Content != "hi" {
 		t.Fatalf("Stream = %+v, %v", reply, err)
 	}
@@ -95,7 +95,7 @@ func TestGrammarRecordedAndRejected(t *testing.T) {
 		s.Script(Response{Content: "hi"})
 		c := llm.New(llm.Config{BaseURL: s.BaseURL()})
 		c.Discover(context.Background(), "m")
-		if _, err := c.Stream(context.Background(), llm.Request{Model: "m", Messages: []llm.Message{{Role: "user", Content: "x"}}, Grammar: "root ::= x"}, nil); err != nil {
+		if _, err := c.Stream(context.Background(), llm.Request{Params: llm.Params{Model: "m", Grammar: "root ::= x"}, Messages: []llm.Message{{Role: "user", Content: "x"}}}, nil); err != nil {
 			t.Fatal(err)
 		}
 		if r := s.Requests()[0]; r.Grammar != "root ::= x" || r.GrammarField != tc.field {
@@ -107,7 +107,7 @@ func TestGrammarRecordedAndRejected(t *testing.T) {
 	s.RejectGrammar()
 	s.Script(Response{Content: "hi"})
 	c := llm.New(llm.Config{BaseURL: s.BaseURL()})
-	reply, err := c.Stream(context.Background(), llm.Request{Model: "m", Messages: []llm.Message{{Role: "user", Content: "x"}}, Grammar: "root ::= x"}, nil)
+	reply, err := c.Stream(context.Background(), llm.Request{Params: llm.Params{Model: "m", Grammar: "root ::= x"}, Messages: []llm.Message{{Role: "user", Content: "x"}}}, nil)
 	if err != nil || !reply.GrammarRejected || reply.Constrained {
 		t.Errorf("Stream = %+v, %v; want the reply of the request sent again without the grammar", reply, err)
 	}
