@@ -93,11 +93,6 @@ func (d *doctor) grammarApplied() (applied, ok bool) {
 	return false, true
 }
 
-// grammarRejected reports whether the server refused the grammar.
-func (d *doctor) grammarRejected() bool {
-	return d.grammar.ran && d.grammar.err == nil && d.grammar.reply.GrammarRejected
-}
-
 func (d *doctor) grammarCheck() {
 	x := d.grammar
 	field := llm.GrammarField(d.server.Kind, d.server.Version)
