@@ -205,7 +205,7 @@ func (r *REPL) sessions(s sessionSwitcher) error {
 		list = append([]*sessions.Session{current}, list...)
 	}
 	list = list[:min(len(list), sessionsShown)]
-	return ui.SessionTable(r.streams.Err, list, current.ID)
+	return ui.SessionTable(r.streams.Err, list, current.ID, r.streams.ErrFit())
 }
 
 func (r *REPL) resume(s sessionSwitcher, arg string) error {

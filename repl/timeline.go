@@ -66,8 +66,7 @@ func (r *REPL) checkpoints(tl timeliner) error {
 		r.say("no checkpoints yet: the first is taken when a request starts")
 		return nil
 	}
-	ui.Checkpoints(r.streams.Err, list)
-	return nil
+	return ui.Checkpoints(r.streams.Err, list, r.streams.ErrFit())
 }
 
 func (r *REPL) diff(tl timeliner) error {
