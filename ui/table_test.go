@@ -124,10 +124,10 @@ func TestTableYieldsAndOptional(t *testing.T) {
 		want  string
 	}{
 		{60, "ID                N  TEXT\nabcdefghijkl  12345  the quick brown fox\n"},
-		{30, "ID         N  TEXT\nabcd…  12345  the quick brown…\n"},    // TEXT grows first
+		{30, "ID         N  TEXT\nabcd…  12345  the quick brown…\n"},          // TEXT grows first
 		{36, "ID            N  TEXT\nabcdefg…  12345  the quick brown fox\n"}, // then ID
-		{13, "ID     TEXT\nabcd…  the q…\n"},                             // N is left out
-		{10, "ID    abc…\nN     123…\nTEXT  the…\n"},                       // records
+		{13, "ID     TEXT\nabcd…  the q…\n"},                                  // N is left out
+		{10, "ID    abc…\nN     123…\nTEXT  the…\n"},                          // records
 	} {
 		if got := writeTable(t, tb, Fit{Width: tt.width}); got != tt.want {
 			t.Errorf("width %d: got\n%s\nwant\n%s", tt.width, got, tt.want)
