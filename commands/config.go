@@ -102,7 +102,15 @@ func (d *devCmd) configShow(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	settings, _, found, warnings, err := config.Explain(dir, config.Env(d.env), config.Flags{Profile: c.String("profile"), Constrain: c.String("constrain")})
+	// --profile after the command, or before it as for a run: the
+	// command's own flag hides dev's from c.String.
+	profile := ""
+	for _, ctx := range c.Lineage() {
+		if profile = ctx.String("profile"); profile != "" {
+			break
+		}
+	}
+	settings, _, found, warnings, err := config.Explain(dir, config.Env(d.env), config.Flags{Profile: profile, Constrain: c.String("constrain")})
 	if err != nil {
 		return err
 	}
