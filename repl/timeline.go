@@ -144,7 +144,7 @@ func (r *REPL) profile(p profileSwitcher, arg string) error {
 	if arg == "" {
 		switch {
 		case len(names) == 0:
-			r.say("no profiles in config.json (see the README's Profiles)")
+			r.say("no profiles in config.json (see Profiles in docs/configuration.md)")
 		case name == "":
 			r.say("no profile active; the profiles are: %s", strings.Join(names, ", "))
 		default:
