@@ -49,7 +49,7 @@ func TestTablesFitColumns(t *testing.T) {
 			out[what] = r.stdout
 		}
 		rows := strings.Split(out["sessions list"], "\n")
-		if len(rows) < 2 || !strings.HasPrefix(rows[1], id[:8]+"…") || !strings.Contains(rows[1], "…") || !strings.Contains(rows[1], "complete") {
+		if len(rows) < 2 || !strings.HasPrefix(rows[1], id[:7]+"…") || !strings.Contains(rows[1], "…") || !strings.Contains(rows[1], "complete") {
 			t.Errorf("%d columns: the session's row does not keep the id's prefix, cut with …:\n%s", width, out["sessions list"])
 		}
 		if !strings.Contains(out["config show"], "auditCommands") || !strings.Contains(out["config show"], "…  default") {

@@ -18,7 +18,7 @@ func TestTablesFitTheTerminal(t *testing.T) {
 	<-term.done
 	screen := strings.ReplaceAll(term.since(0), "\r\n", "\n")
 	fits(t, "sessions list", screen, 80)
-	if !strings.Contains(screen, "\n"+id[:8]+"…") {
+	if !strings.Contains(screen, "\n"+id[:7]+"…") {
 		t.Errorf("the id is not cut to its prefix:\n%s", screen)
 	}
 }

@@ -13,22 +13,29 @@ import (
 )
 
 // SessionTable writes sessions as a table in f's width, newest first as
-// given; current, when set, is marked with a star. The cost column shows
-// when a session has one. In a narrow width the id keeps a prefix (which
-// dev takes for the id), the directory its end; tokens and cost are left
-// out when even that does not fit.
+// given. current, when set, is marked with a star: the list is then
+// interactive mode's /sessions, the sessions of one directory, and the
+// directory column is left out. The cost column shows when a session has
+// one. In a narrow width the id keeps a prefix (which dev takes for the
+// id), the directory its end; tokens and cost are left out when even that
+// does not fit.
 func SessionTable(w io.Writer, list []*sessions.Session, current string, f Fit) error {
 	withCost := slices.ContainsFunc(list, func(s *sessions.Session) bool { return s.Cost != nil })
 	var t Table
 	if current != "" {
 		t.Columns = append(t.Columns, Column{})
 	}
-	t.Columns = append(t.Columns, Column{Header: "ID", Cut: CutEnd, Min: 9, Yields: true}, Column{Header: "UPDATED"}, Column{Header: "STATUS"},
+	// An id cut to 7 characters is still one dev takes (6 or more).
+	idMin := 7 + textWidth(f.ellipsis())
+	t.Columns = append(t.Columns, Column{Header: "ID", Cut: CutEnd, Min: idMin, Yields: true}, Column{Header: "UPDATED"}, Column{Header: "STATUS"},
 		Column{Header: "TOKENS", Right: true, Optional: true})
 	if withCost {
 		t.Columns = append(t.Columns, Column{Header: "COST", Right: true, Optional: true})
 	}
-	t.Columns = append(t.Columns, Column{Header: "DIRECTORY", Cut: CutStart, Min: 9}, Column{Header: "PROMPT", Cut: CutEnd, Min: 8})
+	if current == "" {
+		t.Columns = append(t.Columns, Column{Header: "DIRECTORY", Cut: CutStart, Min: 9})
+	}
+	t.Columns = append(t.Columns, Column{Header: "PROMPT", Cut: CutEnd, Min: 8})
 	for _, x := range list {
 		var row []string
 		if current != "" {
@@ -42,7 +49,10 @@ func SessionTable(w io.Writer, list []*sessions.Session, current string, f Fit) 
 		if withCost {
 			row = append(row, Dollars(x.Cost))
 		}
-		t.Rows = append(t.Rows, append(row, x.WorkingDirectory, textfmt.Excerpt(x.OriginalPrompt, 50)))
+		if current == "" {
+			row = append(row, x.WorkingDirectory)
+		}
+		t.Rows = append(t.Rows, append(row, textfmt.Excerpt(x.OriginalPrompt, 50)))
 	}
 	return t.Write(w, f)
 }
