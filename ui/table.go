@@ -223,8 +223,7 @@ func fill(class []int, widths, natural []int, room int) int {
 }
 
 // writeRow writes one line of cells in their columns; no line ends in
-// spaces. A header too wide is cut at its
-// end whatever the column's cut.
+// spaces. A header too wide is cut at its end whatever the column's cut.
 func writeRow(b *strings.Builder, cols []Column, cells []string, widths []int, shown []bool, header bool, ell string) {
 	var line strings.Builder
 	first := true
