@@ -80,8 +80,7 @@ func (d *devCmd) checkpointsList(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ui.Checkpoints(d.streams.Out, list)
-	return nil
+	return ui.Checkpoints(d.streams.Out, list, d.streams.OutFit())
 }
 
 func (d *devCmd) checkpointsDiff(c *cli.Context) error {

@@ -6,11 +6,11 @@ import (
 	"os/exec"
 	"runtime"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/devagent/dev/config"
+	"github.com/devagent/dev/ui"
 )
 
 // configCommand is dev config: open, locate and explain config.json.
@@ -102,7 +102,15 @@ func (d *devCmd) configShow(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	settings, _, found, warnings, err := config.Explain(dir, config.Env(d.env), config.Flags{Profile: c.String("profile"), Constrain: c.String("constrain")})
+	// --profile after the command, or before it as for a run: the
+	// command's own flag hides dev's from c.String.
+	profile := ""
+	for _, ctx := range c.Lineage() {
+		if profile = ctx.String("profile"); profile != "" {
+			break
+		}
+	}
+	settings, _, found, warnings, err := config.Explain(dir, config.Env(d.env), config.Flags{Profile: profile, Constrain: c.String("constrain")})
 	if err != nil {
 		return err
 	}
@@ -122,10 +130,13 @@ func (d *devCmd) configShow(c *cli.Context) error {
 	if !found {
 		file += " (not created yet: defaults)"
 	}
-	fmt.Fprintln(d.streams.Out, "config file: "+file)
-	tw := tabwriter.NewWriter(d.streams.Out, 0, 0, 2, ' ', 0)
+	fit := d.streams.OutFit()
+	fmt.Fprintln(d.streams.Out, fit.Tail("config file: ", file))
+	// The value gives way first (it is the longest: lists, JSON), then
+	// where it comes from; keys stay whole.
+	t := ui.Table{Columns: []ui.Column{{}, {Cut: ui.CutEnd, Min: 8, Yields: true}, {Cut: ui.CutEnd, Min: 11}}}
 	for _, s := range settings {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Key, s.Value, s.Source)
+		t.Rows = append(t.Rows, []string{s.Key, s.Value, s.Source})
 	}
-	return tw.Flush()
+	return t.Write(d.streams.Out, fit)
 }

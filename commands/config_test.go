@@ -60,6 +60,19 @@ func TestConfigShow(t *testing.T) {
 		}
 	}
 
+	// --profile before the command counts as it does for a run.
+	r = h.run("--profile", "fast", "config", "show").ok(t)
+	for _, line := range strings.Split(r.stdout, "\n")[1:] {
+		if f := strings.Fields(line); len(f) > 1 {
+			settings[f[0]] = f[1:]
+		}
+	}
+	for key, want := range map[string]string{"model": "fast-model profile fast", "profile": "fast flag --profile"} {
+		if got := strings.Join(settings[key], " "); got != want {
+			t.Errorf("dev --profile fast config show: %s: %q, want %q", key, got, want)
+		}
+	}
+
 	h.config(map[string]any{"maxLoops": "many"})
 	var cfgErr *config.Error
 	if err := h.run("config", "show").err; !errors.As(err, &cfgErr) {

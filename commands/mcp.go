@@ -33,7 +33,7 @@ func (d *devCmd) mcp(c *cli.Context) error {
 		return err
 	}
 	if len(cfg.MCPServers) == 0 {
-		fmt.Fprintf(d.streams.Err, "no MCP servers in %s; add them under \"mcpServers\" (see the README's Extending dev)\n", config.Path(dir))
+		fmt.Fprintf(d.streams.Err, "no MCP servers in %s; add them under \"mcpServers\" (see docs/extending.md)\n", config.Path(dir))
 		return nil
 	}
 	cwd, err := d.workingDir("")

@@ -40,7 +40,7 @@ func (d *devCmd) profiles(c *cli.Context) error {
 		fmt.Fprintln(d.streams.Err, "dev: warning: "+w)
 	}
 	if len(cfg.Profiles) == 0 {
-		fmt.Fprintf(d.streams.Err, "no profiles in %s; add them under \"profiles\" (see the README's Profiles section)\n", config.Path(dir))
+		fmt.Fprintf(d.streams.Err, "no profiles in %s; add them under \"profiles\" (see Profiles in docs/configuration.md)\n", config.Path(dir))
 		return nil
 	}
 	sets := make(map[string][]string, len(cfg.Profiles))

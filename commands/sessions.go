@@ -88,7 +88,7 @@ func (d *devCmd) sessionsList(c *cli.Context) error {
 			list = append(list, &sessions.Session{ID: e.ID, UpdatedAt: e.ModTime, Status: sessions.Unreadable, OriginalPrompt: why})
 		}
 	}
-	return ui.SessionTable(d.streams.Out, list, "")
+	return ui.SessionTable(d.streams.Out, list, "", d.streams.OutFit())
 }
 
 // sessionsShow prints one session's transcript as the terminal showed it;

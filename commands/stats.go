@@ -57,6 +57,5 @@ func (d *devCmd) stats(c *cli.Context) error {
 		fmt.Fprintf(d.streams.Err, "no model requests recorded in the last %s\n", textfmt.Plural(days, "day"))
 		return nil
 	}
-	ui.Stats(d.streams.Out, rows, days)
-	return nil
+	return ui.Stats(d.streams.Out, rows, days, d.streams.OutFit())
 }

@@ -79,6 +79,11 @@ var _ interface {
 	profileSwitcher
 } = (*app.App)(nil)
 
+// Builtins are the slash commands a conversation with dev's app offers,
+// in /help's order, commands from files aside: what the manual must name
+// (the manual's test reads them). Their Run is not for calling.
+func Builtins() []Command { return commandsFor(&REPL{}, (*app.App)(nil)) }
+
 // commandsFor are the slash commands of a conversation with a, in the
 // order /help lists them: each group that a provides for.
 func commandsFor(r *REPL, a App) []Command {
@@ -205,7 +210,7 @@ func (r *REPL) sessions(s sessionSwitcher) error {
 		list = append([]*sessions.Session{current}, list...)
 	}
 	list = list[:min(len(list), sessionsShown)]
-	return ui.SessionTable(r.streams.Err, list, current.ID)
+	return ui.SessionTable(r.streams.Err, list, current.ID, r.streams.ErrFit())
 }
 
 func (r *REPL) resume(s sessionSwitcher, arg string) error {

@@ -66,8 +66,7 @@ func (r *REPL) checkpoints(tl timeliner) error {
 		r.say("no checkpoints yet: the first is taken when a request starts")
 		return nil
 	}
-	ui.Checkpoints(r.streams.Err, list)
-	return nil
+	return ui.Checkpoints(r.streams.Err, list, r.streams.ErrFit())
 }
 
 func (r *REPL) diff(tl timeliner) error {
@@ -145,7 +144,7 @@ func (r *REPL) profile(p profileSwitcher, arg string) error {
 	if arg == "" {
 		switch {
 		case len(names) == 0:
-			r.say("no profiles in config.json (see the README's Profiles)")
+			r.say("no profiles in config.json (see Profiles in docs/configuration.md)")
 		case name == "":
 			r.say("no profile active; the profiles are: %s", strings.Join(names, ", "))
 		default:

@@ -9,9 +9,11 @@ import (
 	"github.com/devagent/dev/textfmt"
 )
 
-// Checkpoints writes one line per checkpoint: its number, time, what led
-// to it, and the files added, modified and deleted since the one before.
-func Checkpoints(w io.Writer, list []checkpoints.Entry) {
+// Checkpoints writes one line per checkpoint, in f's width: its number,
+// time, what led to it, and the files added, modified and deleted since
+// the one before; what led to it and the files give way to a narrow width.
+func Checkpoints(w io.Writer, list []checkpoints.Entry, f Fit) error {
+	t := Table{Columns: []Column{{Right: true}, {}, {Cut: CutEnd, Min: 6}, {Cut: CutEnd, Min: 6}}}
 	for _, e := range list {
 		what := "before request"
 		switch e.Reason {
@@ -20,11 +22,12 @@ func Checkpoints(w io.Writer, list []checkpoints.Entry) {
 		case checkpoints.BeforeRewind:
 			what = "before rewind"
 		}
-		fmt.Fprintf(w, "%3d  %s  %s%s\n", e.Number, e.Time.Local().Format("2006-01-02 15:04:05"), what, changeList(e.Changes))
+		t.Rows = append(t.Rows, []string{fmt.Sprintf("%3d", e.Number), e.Time.Local().Format("2006-01-02 15:04:05"), what, changeList(e.Changes)})
 	}
+	return t.Write(w, f)
 }
 
-// changeList is " (+a.go ~b.go -c.go)", or "" for no change.
+// changeList is "(+a.go ~b.go -c.go)", or "" for no change.
 func changeList(changes []checkpoints.Change) string {
 	if len(changes) == 0 {
 		return ""
@@ -38,7 +41,7 @@ func changeList(changes []checkpoints.Change) string {
 		}
 		parts = append(parts, marks[c.Change]+c.Path)
 	}
-	return "  (" + strings.Join(parts, " ") + ")"
+	return "(" + strings.Join(parts, " ") + ")"
 }
 
 // Diffs writes the diffs of a comparison, one file after the other.

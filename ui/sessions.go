@@ -12,29 +12,49 @@ import (
 	"github.com/devagent/dev/textfmt"
 )
 
-// SessionTable writes sessions as an aligned table, newest first as given;
-// current, when set, is marked with a star. The cost column shows when a
-// session has one.
-func SessionTable(w io.Writer, list []*sessions.Session, current string) error {
+// SessionTable writes sessions as a table in f's width, newest first as
+// given. current, when set, is marked with a star: the list is then
+// interactive mode's /sessions, the sessions of one directory, and the
+// directory column is left out. The cost column shows when a session has
+// one. In a narrow width the id keeps a prefix (which dev takes for the
+// id), the directory its end; tokens and cost are left out when even that
+// does not fit.
+func SessionTable(w io.Writer, list []*sessions.Session, current string, f Fit) error {
 	withCost := slices.ContainsFunc(list, func(s *sessions.Session) bool { return s.Cost != nil })
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	var t Table
+	if current != "" {
+		t.Columns = append(t.Columns, Column{})
+	}
+	// An id cut to 7 characters is still one dev takes (6 or more).
+	idMin := 7 + textWidth(f.ellipsis())
+	t.Columns = append(t.Columns, Column{Header: "ID", Cut: CutEnd, Min: idMin, Yields: true}, Column{Header: "UPDATED"}, Column{Header: "STATUS"},
+		Column{Header: "TOKENS", Right: true, Optional: true})
 	if withCost {
-		fmt.Fprintln(tw, "ID\tUPDATED\tSTATUS\tTOKENS\tCOST\tDIRECTORY\tPROMPT")
-	} else {
-		fmt.Fprintln(tw, "ID\tUPDATED\tSTATUS\tTOKENS\tDIRECTORY\tPROMPT")
+		t.Columns = append(t.Columns, Column{Header: "COST", Right: true, Optional: true})
 	}
+	if current == "" {
+		t.Columns = append(t.Columns, Column{Header: "DIRECTORY", Cut: CutStart, Min: 9})
+	}
+	t.Columns = append(t.Columns, Column{Header: "PROMPT", Cut: CutEnd, Min: 8})
 	for _, x := range list {
-		id := x.ID
-		if id == current {
-			id += " *"
+		var row []string
+		if current != "" {
+			mark := ""
+			if x.ID == current {
+				mark = "*"
+			}
+			row = append(row, mark)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t", id, x.UpdatedAt.Local().Format("2006-01-02 15:04"), x.Status, textfmt.Thousands(int64(x.TotalTokens)))
+		row = append(row, x.ID, x.UpdatedAt.Local().Format("2006-01-02 15:04"), string(x.Status), textfmt.Thousands(int64(x.TotalTokens)))
 		if withCost {
-			fmt.Fprintf(tw, "%s\t", Dollars(x.Cost))
+			row = append(row, Dollars(x.Cost))
 		}
-		fmt.Fprintf(tw, "%s\t%s\n", x.WorkingDirectory, textfmt.Excerpt(x.OriginalPrompt, 50))
+		if current == "" {
+			row = append(row, x.WorkingDirectory)
+		}
+		t.Rows = append(t.Rows, append(row, textfmt.Excerpt(x.OriginalPrompt, 50)))
 	}
-	return tw.Flush()
+	return t.Write(w, f)
 }
 
 // Dollars writes a cost in USD, "-" when unknown.

@@ -4,30 +4,46 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"text/tabwriter"
+	"strconv"
+	"strings"
 
 	"github.com/devagent/dev/textfmt"
 	"github.com/devagent/dev/usage"
 )
 
-// Stats writes dev stats: one line per model, most used first.
-func Stats(w io.Writer, rows []usage.Model, days int) {
+// statsLegend says what the compliance columns count.
+const statsLegend = "WELL-FORMED: replies parsed on the first try, of all worker and audit replies; CONSTRAINED and UNCONSTRAINED: the same of the" +
+	" replies whose request carried the reply grammar (constrain) and of the others. ~: some counts are estimates (the server gave no usage)."
+
+// Stats writes dev stats: one row per model, most used first, in f's
+// width (each model a record of lines when the columns do not fit), and
+// what the compliance columns count, wrapped to the width.
+func Stats(w io.Writer, rows []usage.Model, days int, f Fit) error {
 	fmt.Fprintf(w, "Models over the last %s:\n\n", textfmt.Plural(days, "day"))
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "MODEL\tSESSIONS\tREQUESTS\tTOKENS IN\tTOKENS OUT\tCOST\tWELL-FORMED\tCONSTRAINED\tUNCONSTRAINED\tFORMAT ERRORS\tAUDITS PASSED\tAUDITS FAILED\tEARLY STOPS\tFIRST BYTE (MEDIAN)")
+	num := func(h string) Column { return Column{Header: h, Right: true} }
+	t := Table{Columns: []Column{{Header: "MODEL", Cut: CutEnd, Min: 12}, num("SESSIONS"), num("REQUESTS"), num("TOKENS IN"),
+		num("TOKENS OUT"), num("COST"), num("WELL-FORMED"), num("CONSTRAINED"), num("UNCONSTRAINED"), num("FORMAT ERRORS"),
+		num("AUDITS PASSED"), num("AUDITS FAILED"), num("EARLY STOPS"), num("FIRST BYTE (MEDIAN)")}}
 	for _, m := range rows {
 		in := textfmt.Thousands(int64(m.PromptTokens))
 		if m.Estimated > 0 {
 			in = "~" + in
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%.1f s\n", m.Model, m.Sessions, m.Requests, in,
+		t.Rows = append(t.Rows, []string{m.Model, strconv.Itoa(m.Sessions), strconv.Itoa(m.Requests), in,
 			textfmt.Thousands(int64(m.CompletionTokens)), Dollars(m.Cost), percent(m.WellFormed(), m.Replies),
-			percent(m.WellFormedConstrained(), m.Constrained), percent(m.WellFormedUnconstrained(), m.Unconstrained()), m.FormatErrors,
-			m.AuditsPassed, m.AuditsFailed, m.EarlyStops, m.MedianFirstByte.Seconds())
+			percent(m.WellFormedConstrained(), m.Constrained), percent(m.WellFormedUnconstrained(), m.Unconstrained()),
+			strconv.Itoa(m.FormatErrors), strconv.Itoa(m.AuditsPassed), strconv.Itoa(m.AuditsFailed), strconv.Itoa(m.EarlyStops),
+			fmt.Sprintf("%.1f s", m.MedianFirstByte.Seconds())})
 	}
-	_ = tw.Flush()
-	fmt.Fprintln(w, "\nWELL-FORMED: replies parsed on the first try, of all worker and audit replies; CONSTRAINED and UNCONSTRAINED: the same of the"+
-		" replies whose request carried the reply grammar (constrain) and of the others. ~: some counts are estimates (the server gave no usage).")
+	if err := t.Write(w, f); err != nil {
+		return err
+	}
+	legend := []string{statsLegend}
+	if f.Width > 0 {
+		legend = wrap(statsLegend, f.Width)
+	}
+	_, err := fmt.Fprintln(w, "\n"+strings.Join(legend, "\n"))
+	return err
 }
 
 // percent writes a share of n replies, "-" when there were none.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"golang.org/x/term"
@@ -27,7 +28,18 @@ type Streams struct {
 	// WidthNow is the width of the terminal on stderr now: it follows a
 	// resize. Nil: Width.
 	WidthNow func() int
+	// OutWidth is the width tables on stdout fit: $COLUMNS when set, else
+	// the width of the terminal on stdout; 0 (no limit) when stdout is a
+	// pipe or a file, so that scripts get whole cells.
+	OutWidth int
 }
+
+// OutFit is the room of a table written on stdout (a command's output).
+func (s *Streams) OutFit() Fit { return Fit{Width: s.OutWidth, ASCII: !s.Unicode} }
+
+// ErrFit is the room of a table written on stderr beside the terminal's
+// other output (interactive mode's /sessions, /checkpoints): its width now.
+func (s *Streams) ErrFit() Fit { return Fit{Width: s.TermWidth(), ASCII: !s.Unicode} }
 
 // TermWidth is the width to draw at now: the terminal's, after any resize.
 func (s *Streams) TermWidth() int {
@@ -58,6 +70,7 @@ func System(env Env) *Streams {
 		}
 		s.WidthNow = widthNow(int(os.Stderr.Fd()), s.Width)
 	}
+	s.OutWidth = outWidth(env, int(os.Stdout.Fd()), s.OutTTY)
 	_, noColor := lookup(env, "NO_COLOR")
 	s.Color = s.ErrTTY && !noColor && env("TERM") != "dumb"
 	s.OutColor = s.OutTTY && !noColor && env("TERM") != "dumb"
@@ -77,6 +90,22 @@ func widthNow(fd, initial int) func() int {
 		}
 		return initial
 	}
+}
+
+// outWidth is the width tables on stdout fit: a positive $COLUMNS wins
+// (what a script or a user asks for), then the terminal's width; a pipe
+// has none.
+func outWidth(env Env, fd int, tty bool) int {
+	if n, err := strconv.Atoi(strings.TrimSpace(env("COLUMNS"))); err == nil && n > 0 {
+		return n
+	}
+	if tty {
+		if w, _, err := term.GetSize(fd); err == nil && w > 0 {
+			return w
+		}
+		return 80
+	}
+	return 0
 }
 
 func lookup(env Env, key string) (string, bool) {

@@ -30,3 +30,37 @@ func TestWidthFollowsTheWindowAtOnce(t *testing.T) {
 		t.Errorf("width %d right after the resize to 60", w)
 	}
 }
+
+// Tables on stdout fit $COLUMNS when it is set, else the terminal on
+// stdout; a pipe has no limit.
+func TestOutWidth(t *testing.T) {
+	t.Parallel()
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Skip("no pseudo-terminal here:", err)
+	}
+	defer ptmx.Close()
+	defer tty.Close()
+	if err := pty.Setsize(ptmx, &pty.Winsize{Rows: 50, Cols: 66}); err != nil {
+		t.Fatal(err)
+	}
+	env := func(columns string) Env {
+		return func(k string) string {
+			if k == "COLUMNS" {
+				return columns
+			}
+			return ""
+		}
+	}
+	for _, tt := range []struct {
+		columns string
+		tty     bool
+		want    int
+	}{
+		{"", true, 66}, {"", false, 0}, {"72", false, 72}, {"72", true, 72}, {" 90 ", false, 90}, {"0", false, 0}, {"wide", true, 66}, {"-5", false, 0},
+	} {
+		if got := outWidth(env(tt.columns), int(tty.Fd()), tt.tty); got != tt.want {
+			t.Errorf("COLUMNS=%q, terminal %v: width %d, want %d", tt.columns, tt.tty, got, tt.want)
+		}
+	}
+}
