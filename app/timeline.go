@@ -335,10 +335,11 @@ func (a *App) afterTool(ctx context.Context, step int, call parser.ToolCall, res
 	}
 	m := checkpoints.Meta{Reason: checkpoints.AfterTool, Step: step, Tool: call.Name, Input: textfmt.Summary(res.Summary, 80),
 		Look: checkpoints.LookChanged}
-	edit := call.Name == tools.WriteFile || call.Name == tools.FindAndReplace
+	reach := a.tools.Reach(call.Name)
+	edit := reach == tools.ReachItsFiles
 	switch {
 	case a.backgroundRunning():
-	case changesNothing[call.Name]:
+	case reach == tools.ReachNothing:
 		return nil
 	case edit:
 		if len(res.Files) == 0 {
@@ -369,13 +370,6 @@ func (a *App) afterTool(ctx context.Context, step int, call parser.ToolCall, res
 		}
 	}
 	return a.maskChanges(out)
-}
-
-// changesNothing are the tools that cannot change the working directory:
-// no checkpoint looks for changes after them.
-var changesNothing = map[string]bool{
-	tools.ReadFile: true, tools.ListDirectory: true, tools.ReadBackground: true, tools.ListBackground: true,
-	tools.ToolHelp: true, tools.UpdateTaskList: true, tools.Done: true, tools.AskUser: true,
 }
 
 // backgroundRunning reports whether a command of the run still runs in

@@ -4,10 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/textfmt"
-	"strings"
 )
+
+// AskUser is the tool's name, as the protocol spells it.
+const AskUser = "ASK_USER"
 
 // AskUserTool puts a question to the user.
 type AskUserTool struct{}
@@ -16,7 +20,9 @@ type AskUserTool struct{}
 func (AskUserTool) Name() string { return AskUser }
 
 // Doc implements Tool.
-func (AskUserTool) Doc() Doc { return describe(AskUser, "ask_user", parser.InputText, nil) }
+func (AskUserTool) Doc() Doc {
+	return describe(AskUser, "ask_user", parser.InputText, ReachNothing, nil)
+}
 
 // Check implements Tool.
 func (AskUserTool) Check(input string) error {

@@ -9,6 +9,9 @@ import (
 	"github.com/devagent/dev/shell"
 )
 
+// Command is the tool's name, as the protocol spells it.
+const Command = "COMMAND"
+
 // CommandTool runs a shell command in the working directory.
 type CommandTool struct{}
 
@@ -17,7 +20,7 @@ func (CommandTool) Name() string { return Command }
 
 // Doc implements Tool.
 func (CommandTool) Doc() Doc {
-	return describe(Command, "command", parser.InputCommand, struct {
+	return describe(Command, "command", parser.InputCommand, ReachAnything, struct {
 		Shell          string
 		HeadKB, TailKB int
 	}{shellName(), OutputHead >> 10, OutputTail >> 10})

@@ -8,6 +8,9 @@ import (
 	"strings"
 )
 
+// Done is the tool's name, as the protocol spells it.
+const Done = "DONE"
+
 // DoneTool ends the work; its input is the summary for the user.
 type DoneTool struct{}
 
@@ -15,7 +18,7 @@ type DoneTool struct{}
 func (DoneTool) Name() string { return Done }
 
 // Doc implements Tool.
-func (DoneTool) Doc() Doc { return describe(Done, "done", parser.InputText, nil) }
+func (DoneTool) Doc() Doc { return describe(Done, "done", parser.InputText, ReachNothing, nil) }
 
 // Check implements Tool.
 func (DoneTool) Check(input string) error {

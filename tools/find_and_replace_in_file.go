@@ -11,6 +11,9 @@ import (
 	"github.com/devagent/dev/textfmt"
 )
 
+// FindAndReplace is the tool's name, as the protocol spells it.
+const FindAndReplace = "FIND_AND_REPLACE_IN_FILE"
+
 const (
 	// MaxEditBytes is the largest file FIND_AND_REPLACE_IN_FILE edits.
 	MaxEditBytes = 10 << 20
@@ -28,7 +31,7 @@ func (FindAndReplaceTool) Name() string { return FindAndReplace }
 
 // Doc implements Tool.
 func (FindAndReplaceTool) Doc() Doc {
-	return describe(FindAndReplace, "find_and_replace_in_file", parser.InputFindReplace, struct{ MaxMB int }{MaxEditBytes >> 20})
+	return describe(FindAndReplace, "find_and_replace_in_file", parser.InputFindReplace, ReachItsFiles, struct{ MaxMB int }{MaxEditBytes >> 20})
 }
 
 type edit struct {

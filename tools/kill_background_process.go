@@ -9,6 +9,9 @@ import (
 	"github.com/devagent/dev/bgproc"
 )
 
+// KillBackground is the tool's name, as the protocol spells it.
+const KillBackground = "KILL_BACKGROUND_PROCESS"
+
 // KillBackgroundTool stops a background process and its process group.
 type KillBackgroundTool struct{}
 
@@ -17,7 +20,7 @@ func (KillBackgroundTool) Name() string { return KillBackground }
 
 // Doc implements Tool.
 func (KillBackgroundTool) Doc() Doc {
-	return describe(KillBackground, "kill_background_process", parser.InputLine, struct{ GraceS int }{int(killGrace.Seconds())})
+	return describe(KillBackground, "kill_background_process", parser.InputLine, ReachAnything, struct{ GraceS int }{int(killGrace.Seconds())})
 }
 
 // Check implements Tool.

@@ -8,6 +8,9 @@ import (
 	"strings"
 )
 
+// ListBackground is the tool's name, as the protocol spells it.
+const ListBackground = "LIST_BACKGROUND_PROCESSES"
+
 // ListBackgroundTool lists the background processes.
 type ListBackgroundTool struct{}
 
@@ -16,7 +19,7 @@ func (ListBackgroundTool) Name() string { return ListBackground }
 
 // Doc implements Tool.
 func (ListBackgroundTool) Doc() Doc {
-	return describe(ListBackground, "list_background_processes", parser.InputNone, nil)
+	return describe(ListBackground, "list_background_processes", parser.InputNone, ReachNothing, nil)
 }
 
 // Check implements Tool: any input is accepted and ignored.

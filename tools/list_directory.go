@@ -16,6 +16,9 @@ import (
 	"github.com/devagent/dev/textfmt"
 )
 
+// ListDirectory is the tool's name, as the protocol spells it.
+const ListDirectory = "LIST_DIRECTORY"
+
 // ListDirectoryTool shows a directory as a tree, or the paths matching a
 // doublestar glob.
 type ListDirectoryTool struct{}
@@ -25,7 +28,7 @@ func (ListDirectoryTool) Name() string { return ListDirectory }
 
 // Doc implements Tool.
 func (ListDirectoryTool) Doc() Doc {
-	return describe(ListDirectory, "list_directory", parser.InputPathOrGlob, struct{ MaxEntries int }{MaxListEntries})
+	return describe(ListDirectory, "list_directory", parser.InputPathOrGlob, ReachNothing, struct{ MaxEntries int }{MaxListEntries})
 }
 
 // listArg is the path or glob of the input; empty input lists ".".

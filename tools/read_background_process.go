@@ -7,6 +7,9 @@ import (
 	"github.com/devagent/dev/bgproc"
 )
 
+// ReadBackground is the tool's name, as the protocol spells it.
+const ReadBackground = "READ_BACKGROUND_PROCESS"
+
 // ReadBackgroundTool reports a background process's state and new output.
 type ReadBackgroundTool struct{}
 
@@ -15,7 +18,7 @@ func (ReadBackgroundTool) Name() string { return ReadBackground }
 
 // Doc implements Tool.
 func (ReadBackgroundTool) Doc() Doc {
-	return describe(ReadBackground, "read_background_process", parser.InputLine, struct{ BufferKB int }{bgproc.BufferSize >> 10})
+	return describe(ReadBackground, "read_background_process", parser.InputLine, ReachNothing, struct{ BufferKB int }{bgproc.BufferSize >> 10})
 }
 
 // Check implements Tool.

@@ -16,6 +16,9 @@ import (
 	"unicode/utf8"
 )
 
+// ReadFile is the tool's name, as the protocol spells it.
+const ReadFile = "READ_FILE"
+
 const (
 	// MaxReadLines and MaxReadBytes cap what one READ_FILE shows.
 	MaxReadLines = 1000
@@ -30,7 +33,7 @@ func (ReadFileTool) Name() string { return ReadFile }
 
 // Doc implements Tool.
 func (ReadFileTool) Doc() Doc {
-	return describe(ReadFile, "read_file", parser.InputFileRange, struct{ MaxLines, MaxKB int }{MaxReadLines, MaxReadBytes >> 10})
+	return describe(ReadFile, "read_file", parser.InputFileRange, ReachNothing, struct{ MaxLines, MaxKB int }{MaxReadLines, MaxReadBytes >> 10})
 }
 
 // lineRange matches an unquoted path followed by a range: a.go:40-80, a.go 40-80.

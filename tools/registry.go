@@ -92,6 +92,15 @@ func (r *Registry) Lookup(name string) (Tool, bool) {
 	return nil, false
 }
 
+// Reach is what the tool named may change in the working directory;
+// ReachAnything for a name it does not know.
+func (r *Registry) Reach(name string) Reach {
+	if t, ok := r.Lookup(name); ok {
+		return t.Doc().Reach
+	}
+	return ReachAnything
+}
+
 // Docs documents every tool, in order.
 func (r *Registry) Docs() []Doc {
 	docs := make([]Doc, len(r.tools))

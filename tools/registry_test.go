@@ -63,3 +63,28 @@ func TestDocs(t *testing.T) {
 		}
 	}
 }
+
+// What each built-in tool may change decides where the checkpoint after it
+// looks (SPEC §12: no scan after a tool that cannot change files, only its
+// paths after a file tool); a tool that says nothing may change anything.
+func TestReach(t *testing.T) {
+	t.Parallel()
+	r, err := Compose(NewCustomTool(CustomSpec{Name: "RUN_TESTS", Command: "true"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]Reach{
+		ReadFile: ReachNothing, ListDirectory: ReachNothing, ReadBackground: ReachNothing, ListBackground: ReachNothing,
+		UpdateTaskList: ReachNothing, AskUser: ReachNothing, Done: ReachNothing,
+		WriteFile: ReachItsFiles, FindAndReplace: ReachItsFiles,
+		Command: ReachAnything, KillBackground: ReachAnything, "RUN_TESTS": ReachAnything, "NO_SUCH_TOOL": ReachAnything,
+	}
+	for name, reach := range want {
+		if got := r.Reach(name); got != reach {
+			t.Errorf("Reach(%s) = %d, want %d", name, got, reach)
+		}
+	}
+	if got := (ToolHelpTool{}).Doc().Reach; got != ReachNothing {
+		t.Errorf("TOOL_HELP's reach %d", got)
+	}
+}

@@ -23,7 +23,7 @@ func (ToolHelpTool) Name() string { return ToolHelp }
 // Doc implements Tool. The example names a tool of the registry listed in
 // brief, when there is one.
 func (t ToolHelpTool) Doc() Doc {
-	d := describe(ToolHelp, "tool_help", parser.InputToolName, nil)
+	d := describe(ToolHelp, "tool_help", parser.InputToolName, ReachNothing, nil)
 	if t.registry != nil {
 		for _, tool := range t.registry.tools {
 			if _, self := tool.(ToolHelpTool); !self && tool.Doc().Brief != "" {

@@ -13,21 +13,6 @@ import (
 	"github.com/devagent/dev/guard"
 )
 
-// Tool names as the protocol spells them.
-const (
-	ListDirectory  = "LIST_DIRECTORY"
-	ReadFile       = "READ_FILE"
-	WriteFile      = "WRITE_FILE"
-	FindAndReplace = "FIND_AND_REPLACE_IN_FILE"
-	Command        = "COMMAND"
-	ReadBackground = "READ_BACKGROUND_PROCESS"
-	ListBackground = "LIST_BACKGROUND_PROCESSES"
-	KillBackground = "KILL_BACKGROUND_PROCESS"
-	UpdateTaskList = "UPDATE_TASK_LIST"
-	AskUser        = "ASK_USER"
-	Done           = "DONE"
-)
-
 // Env is what tools need from the run.
 type Env struct {
 	Dir            string        // working directory; relative paths resolve here
@@ -112,7 +97,23 @@ type Doc struct {
 	// Input is the input's shape in a reply the server shapes (SPEC §18);
 	// the zero value is free text.
 	Input parser.InputShape
+	// Reach is what the tool may change in the working directory.
+	Reach Reach
 }
+
+// Reach is what a tool may change in the working directory: it tells the
+// checkpoint after the tool where to look (SPEC §12).
+type Reach int
+
+const (
+	// ReachAnything: a command, a custom or MCP tool may change any file;
+	// the zero value, so that a tool that says nothing is looked after.
+	ReachAnything Reach = iota
+	// ReachNothing: the tool only reads (no checkpoint looks after it).
+	ReachNothing
+	// ReachItsFiles: the tool changes only the files its Result names.
+	ReachItsFiles
+)
 
 // Tool is one protocol tool.
 type Tool interface {

@@ -1,8 +1,13 @@
 package tools
 
-import "github.com/devagent/dev/parser"
+import (
+	"context"
 
-import "context"
+	"github.com/devagent/dev/parser"
+)
+
+// UpdateTaskList is the tool's name, as the protocol spells it.
+const UpdateTaskList = "UPDATE_TASK_LIST"
 
 // UpdateTaskListTool acknowledges a task list change; the loop reads the
 // list itself from the reply.
@@ -13,7 +18,7 @@ func (UpdateTaskListTool) Name() string { return UpdateTaskList }
 
 // Doc implements Tool.
 func (UpdateTaskListTool) Doc() Doc {
-	return describe(UpdateTaskList, "update_task_list", parser.InputNone, nil)
+	return describe(UpdateTaskList, "update_task_list", parser.InputNone, ReachNothing, nil)
 }
 
 // Check implements Tool: any input is accepted and ignored.

@@ -8,6 +8,9 @@ import (
 	"github.com/devagent/dev/textfmt"
 )
 
+// WriteFile is the tool's name, as the protocol spells it.
+const WriteFile = "WRITE_FILE"
+
 // WriteFileTool creates or overwrites a file with the content of a code block.
 type WriteFileTool struct{}
 
@@ -15,7 +18,9 @@ type WriteFileTool struct{}
 func (WriteFileTool) Name() string { return WriteFile }
 
 // Doc implements Tool.
-func (WriteFileTool) Doc() Doc { return describe(WriteFile, "write_file", parser.InputFileBlock, nil) }
+func (WriteFileTool) Doc() Doc {
+	return describe(WriteFile, "write_file", parser.InputFileBlock, ReachItsFiles, nil)
+}
 
 func writeArgs(input string) (path string, blocks []parser.CodeBlock, err error) {
 	path, rest, ok := pathInput(input)
