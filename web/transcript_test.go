@@ -82,7 +82,7 @@ func TestTranscript(t *testing.T) {
 			sess: sessions.Session{Status: sessions.Complete, History: []llm.Message{
 				request("write a.go"),
 				reply("Write it.", nil, write, done), // DONE ended the request: no results kept
-				history.Shell(tools.Result{Tool: tools.Command, OK: true, Output: "$ ls\na.go"}.Held()),
+				history.Shell("", tools.Result{Tool: tools.Command, OK: true, Output: "$ ls\na.go"}.Held()),
 				request("and b.go"),
 				reply("", nil, done),
 			}},
@@ -128,7 +128,7 @@ func TestTranscript(t *testing.T) {
 			sess: sessions.Session{Status: sessions.Complete, Audits: []sessions.Audit{{Verdict: "PASS", Steps: 1}, {Verdict: "PASS", Steps: 2}}, History: []llm.Message{
 				request("write a.go"),
 				reply("", nil, done),
-				history.Shell(tools.Result{Tool: tools.Command, OK: true, Output: "$ ls\na.go"}.Held()),
+				history.Shell("", tools.Result{Tool: tools.Command, OK: true, Output: "$ ls\na.go"}.Held()),
 				request("and b.go"),
 				reply("", nil, done),
 			}},
