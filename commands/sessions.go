@@ -118,7 +118,11 @@ func (d *devCmd) sessionsShow(c *cli.Context) error {
 	case c.Bool("raw"):
 		ui.Transcript(out, sess)
 	default:
-		ui.ShowSession(d.streams, sess)
+		level := ui.Normal
+		if c.Bool("verbose") { // dev -v sessions show
+			level = ui.Verbose
+		}
+		ui.ShowSession(d.streams, sess, level)
 	}
 	fmt.Fprintln(out)
 	ui.UsageSummary(out, sess)

@@ -27,6 +27,24 @@ type Streams struct {
 	// WidthNow is the width of the terminal on stderr now: it follows a
 	// resize. Nil: Width.
 	WidthNow func() int
+	// HeightNow is the height of the terminal on stderr now; nil, or 0,
+	// when it is not known.
+	HeightNow func() int
+}
+
+// defaultHeight is the height of a screen when the terminal's is not
+// known: what a resumed session shows of itself is still a screen at most.
+const defaultHeight = 24
+
+// TermHeight is the number of rows of the terminal now, or a common
+// screen's when it is not known.
+func (s *Streams) TermHeight() int {
+	if s.HeightNow != nil {
+		if h := s.HeightNow(); h > 0 {
+			return h
+		}
+	}
+	return defaultHeight
 }
 
 // TermWidth is the width to draw at now: the terminal's, after any resize.
@@ -57,6 +75,7 @@ func System(env Env) *Streams {
 			s.Width = w
 		}
 		s.WidthNow = widthNow(int(os.Stderr.Fd()), s.Width)
+		s.HeightNow = heightNow(int(os.Stderr.Fd()))
 	}
 	_, noColor := lookup(env, "NO_COLOR")
 	s.Color = s.ErrTTY && !noColor && env("TERM") != "dumb"
@@ -76,6 +95,16 @@ func widthNow(fd, initial int) func() int {
 			return w
 		}
 		return initial
+	}
+}
+
+// heightNow reads the height of the terminal on fd whenever it is asked.
+func heightNow(fd int) func() int {
+	return func() int {
+		if _, h, err := term.GetSize(fd); err == nil {
+			return h
+		}
+		return 0
 	}
 }
 
