@@ -188,11 +188,7 @@ func (s stepDiffs) Steps(ctx context.Context, sess *sessions.Session) ([]web.Ste
 	}
 	defer release()
 	var out []web.StepDiff
-	request := 0
 	for i, c := range sess.Checkpoints {
-		if c.Reason == checkpoints.BeforeRequest {
-			request++
-		}
 		if c.Reason != checkpoints.AfterTool || i == 0 {
 			continue
 		}
@@ -201,7 +197,7 @@ func (s stepDiffs) Steps(ctx context.Context, sess *sessions.Session) ([]web.Ste
 		if err != nil {
 			return nil, err
 		}
-		step := web.StepDiff{Checkpoint: c.Number, Time: c.Time, Request: request, Step: c.Step, Tool: c.Tool, Input: c.Input}
+		step := web.StepDiff{Checkpoint: c.Number, Time: c.Time, Step: c.Step, Tool: c.Tool, Input: c.Input}
 		for _, d := range diffs {
 			step.Files = append(step.Files, web.FileDiff{Path: d.Path, Change: string(d.Change.Change), Patch: d.Diff, Binary: d.Binary})
 		}
