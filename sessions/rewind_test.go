@@ -53,7 +53,9 @@ func TestCheckpointStateRoundTrip(t *testing.T) {
 // undid; a files-only rewind undoes the files but keeps the requests.
 func TestUndone(t *testing.T) {
 	t.Parallel()
-	cp := func(n int, r checkpoints.Reason) checkpoints.Checkpoint { return checkpoints.Checkpoint{Number: n, Reason: r} }
+	cp := func(n int, r checkpoints.Reason) checkpoints.Checkpoint {
+		return checkpoints.Checkpoint{Number: n, Reason: r}
+	}
 	req, tool, rewind := checkpoints.BeforeRequest, checkpoints.AfterTool, checkpoints.BeforeRewind
 	first := []checkpoints.Checkpoint{cp(0, req), cp(1, tool), cp(2, req), cp(3, tool), cp(4, rewind), cp(5, req), cp(6, tool)}
 	keys := func(m map[int]bool) []int {
