@@ -243,7 +243,7 @@ func TestTerminalResumeShowsWhereYouWere(t *testing.T) {
 	term.expect("counted-3-notes")
 	term.prompt("› ")
 	term.typeLine("/exit")
-	term.expect("dev --resume continues this session")
+	term.expect("dev: resume this session with dev --resume\r\n")
 	if code := term.exitCode(); code != 0 {
 		t.Fatalf("exit code %d", code)
 	}
@@ -268,7 +268,7 @@ func TestTerminalResumeFitsTheScreen(t *testing.T) {
 	term.prompt("› ")
 	lines := visible(term.since(start))
 	term.key("\x04")
-	term.expect("dev --resume continues this session")
+	term.expect("dev: resume this session with dev --resume\r\n")
 	term.exitCode()
 	text := strings.Join(lines, "\n")
 	rows := 0 // to the help's line, and the prompt's
@@ -301,14 +301,14 @@ func TestTerminalLeavingSaysHowToResume(t *testing.T) {
 	term := w.startTerminal(t.Context(), "--resume")
 	term.prompt("› ")
 	term.typeLine("/exit")
-	term.expect("dev --resume continues this session")
+	term.expect("dev: resume this session with dev --resume\r\n")
 	term.exitCode()
 
 	term = w.startTerminal(t.Context(), "--resume")
 	term.prompt("› ")
 	w.run("--no-audit", "-p", "second").expect(t, 0) // another dev, here, meanwhile
 	term.typeLine("/exit")
-	term.expect("dev --session " + first[:8] + " continues this session")
+	term.expect("dev: resume this session with dev --session " + first[:8] + "\r\n")
 	term.exitCode()
 
 	term = w.startTerminal(t.Context())
@@ -316,7 +316,7 @@ func TestTerminalLeavingSaysHowToResume(t *testing.T) {
 	term.prompt("› ")
 	term.key("\x04")
 	term.exitCode()
-	if shown := term.since(start); strings.Contains(shown, "continues this session") {
+	if shown := term.since(start); strings.Contains(shown, "resume this session") {
 		t.Errorf("a session where nothing happened is named:\n%s", shown)
 	}
 }

@@ -213,7 +213,7 @@ func (r *REPL) Run(a App) error {
 func (r *REPL) leave() {
 	if a, ok := r.app.(resumer); ok {
 		if cmd := a.ResumeCommand(); cmd != "" {
-			r.say("dev: %s continues this session", cmd)
+			r.say("dev: resume this session with %s", cmd)
 		}
 	}
 }

@@ -132,7 +132,7 @@ func (t *Terminal) lastLines(output, note string) {
 	}
 	prefix := "  " + t.frame.vertical + " "
 	lines := wrap(body, max(8, t.width-1-textWidth(prefix)))
-	if n := len(lines) - resultTail; n > 0 {
+	if n := len(lines) - resultTail; n > 1 { // a line saying one line is left out saves nothing
 		more := t.sym.ellipsis + " " + textfmt.Count(n, "line") + " above"
 		if t.interactive {
 			more += " (/last shows them all)"
@@ -155,12 +155,21 @@ func (t *Terminal) cutText(c tools.Cut) string {
 	return s + "; whole output: " + c.Path
 }
 
-// diffLines shows an edit's diff under its tool's line, without its file
-// headers (the line names the file), capped at diffLines lines.
+// diffLines shows an edit's diff under its tool's line, capped at
+// diffLines lines: without its file headers (the line names the file) or
+// its first hunk's header (-v shows the line numbers); a later hunk
+// starts with an ellipsis.
 func (t *Terminal) diffLines(diff string) {
 	var lines []DiffLine
+	hunks := 0
 	for _, l := range DiffLines(diff, 0) {
-		if l.Kind != DiffHeader {
+		switch {
+		case l.Kind == DiffHeader:
+		case l.Kind == DiffHunk:
+			if hunks++; hunks > 1 {
+				lines = append(lines, DiffLine{Kind: DiffMore, Text: t.sym.ellipsis})
+			}
+		default:
 			lines = append(lines, l)
 		}
 	}

@@ -436,3 +436,34 @@ func TestLiveAuditSurvivesRetriesAndCompression(t *testing.T) {
 		t.Errorf("after a retry: %q", got)
 	}
 }
+
+// An edit's diff shows under its tool's line on the calm screen: no file
+// or first hunk header (the line names the file), a later hunk after an
+// ellipsis, capped; a file the edit created is named by its line alone; a
+// command's changes are one line.
+func TestCalmDiff(t *testing.T) {
+	t.Parallel()
+	diff := "diff --git a/a.go b/a.go\n--- a/a.go\n+++ b/a.go\n@@ -1,3 +1,3 @@\n package a\n-var x = 1\n+var x = 2\n@@ -20,2 +20,2 @@\n-var y = 1\n+var y = 2\n"
+	var buf bytes.Buffer
+	term := NewTerminal(&Streams{Err: &buf, Width: 60, Unicode: true}, Normal)
+	term.Emit(event.ToolFinished{Input: "a.go\n```find\n1\n```", Result: tools.Result{Tool: "FIND_AND_REPLACE_IN_FILE", OK: true, Output: "Replaced."},
+		Files: []event.FileChange{{Path: "a.go", Change: "modified", Diff: diff}}})
+	want := "✓ FIND_AND_REPLACE_IN_FILE a.go\n     package a\n    -var x = 1\n    +var x = 2\n    …\n    -var y = 1\n    +var y = 2\n"
+	if got := buf.String(); got != want {
+		t.Errorf("calm diff:\n%q\nwant\n%q", got, want)
+	}
+	buf.Reset()
+	term.Emit(event.ToolFinished{Input: "\"b.go\"\n```\npackage b\n```", Result: tools.Result{Tool: "WRITE_FILE", OK: true, Output: "Created."},
+		Files: []event.FileChange{{Path: "b.go", Change: "added"}}})
+	term.Emit(event.ToolFinished{Input: "make", Result: tools.Result{Tool: "COMMAND", OK: true, Output: "Command succeeded (exit code 0)."},
+		Files: []event.FileChange{{Path: "out.bin", Change: "added"}, {Path: "a.go", Change: "modified"}}})
+	if got, want := buf.String(), "✓ WRITE_FILE b.go\n✓ COMMAND make\n  changed: added out.bin, modified a.go\n"; got != want {
+		t.Errorf("files changed:\n%q\nwant\n%q", got, want)
+	}
+	long := "@@ -1,1 +1,20 @@\n" + strings.Repeat("+line\n", 20)
+	buf.Reset()
+	term.Emit(event.ToolFinished{Input: "c.go", Result: tools.Result{Tool: "WRITE_FILE", OK: true}, Files: []event.FileChange{{Path: "c.go", Change: "modified", Diff: long}}})
+	if got := buf.String(); strings.Count(got, "+line") != diffLines || !strings.Contains(got, "… 8 more lines (--verbose shows all)") {
+		t.Errorf("a long diff is not capped:\n%s", got)
+	}
+}
