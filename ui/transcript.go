@@ -42,7 +42,11 @@ func (t *Terminal) replay(entries []history.Entry, rejected map[int][]sessions.R
 			t.rejected(rejected[replies])
 			replies++
 			if e.Err != nil {
-				t.Box("Reply", e.Message.Content)
+				if t.level >= Verbose {
+					t.Box("Reply", e.Message.Content)
+				} else {
+					t.note("a reply not in the expected format: " + textfmt.FirstLine(e.Message.Content))
+				}
 				calls = nil
 				continue
 			}

@@ -135,3 +135,23 @@ func TestShowSessionReadsKinds(t *testing.T) {
 		t.Errorf("the answer of a DONE whose audit was interrupted is shown:\n%s", got)
 	}
 }
+
+// A reply the history kept that is not in the template shows as a line on
+// the calm screen, in a box with -v.
+func TestShowSessionRawReply(t *testing.T) {
+	t.Parallel()
+	sess := &sessions.Session{ID: "s3", Status: sessions.Failed, History: []llm.Message{
+		{Role: "user", Content: "<user_request>\ngo\n</user_request>"},
+		{Role: "assistant", Content: "Sure! Here is a script.\nprint(1)"},
+	}}
+	var out bytes.Buffer
+	ShowSession(&Streams{Out: &out, Width: 80, Unicode: true}, sess, Normal)
+	if got := out.String(); !strings.Contains(got, "! a reply not in the expected format: Sure! Here is a script.\n") || strings.Contains(got, "┌─") {
+		t.Errorf("calm:\n%s", got)
+	}
+	out.Reset()
+	ShowSession(&Streams{Out: &out, Width: 80, Unicode: true}, sess, Verbose)
+	if got := out.String(); !strings.Contains(got, "┌─ Reply") || !strings.Contains(got, "│ print(1) ") {
+		t.Errorf("verbose:\n%s", got)
+	}
+}
