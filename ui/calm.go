@@ -20,6 +20,11 @@ import (
 // thoughtLine shows the reply's thoughts on one dim line: the full text
 // streamed in the live part while the reply came.
 func (t *Terminal) thoughtLine(thoughts string) {
+	// A line shows little of a long text: only its start is read (a
+	// reply's thoughts may be megabytes on one line).
+	if len(thoughts) > 4<<10 {
+		thoughts = strings.ToValidUTF8(thoughts[:4<<10], "")
+	}
 	t.line(t.dim.Sprint(t.fit("  "+textfmt.Excerpt(thoughts, t.width), t.width-1)))
 }
 
