@@ -9,10 +9,13 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -511,38 +514,114 @@ func (a *App) learnWindow(info llm.ServerInfo) {
 }
 
 // sessionStarted describes the session opened; a resumed one with its last
-// exchange, how it ended and its task list.
+// exchange, how and when it ended and its task list.
 func sessionStarted(sess *sessions.Session, resumed bool) event.SessionStarted {
 	e := event.SessionStarted{ID: sess.ID, Resumed: resumed, Model: sess.Model, Dir: sess.WorkingDirectory}
 	if !resumed {
 		return e
 	}
-	e.LastRequest, e.LastAnswer = lastExchange(sess.History)
+	ex := lastExchange(sess.History)
+	e.LastRequest, e.LastAnswer, e.LastAsked = ex.request, ex.answer, ex.asked
+	e.Recent = slices.Clone(ex.recent)
+	e.LastUsed = sess.UpdatedAt
 	e.LastStatus = string(sess.Status)
 	e.LastReason = sess.StatusReason
 	e.Tasks = sess.TaskList
 	return e
 }
 
-// lastExchange is the last request of a history and what came of it: the
-// DONE summary, or else the model's last thoughts.
-func lastExchange(msgs []llm.Message) (request, answer string) {
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == llm.RoleAssistant && answer != "" {
-			continue // the answer is known: no need to read the reply
+// exchange is the last request of a history and what came of it.
+type exchange struct {
+	request string
+	// answer is the DONE summary that ended the request, or (asked) the
+	// question of an ASK_USER the model's last step asked; never its
+	// thoughts.
+	answer string
+	asked  bool
+	recent []llm.Message // the history from the request on
+}
+
+// lastExchange reads the last request of a history and what came of it.
+// A history compressed since its last request starts with the summary,
+// which names the request.
+func lastExchange(msgs []llm.Message) exchange {
+	var ex exchange
+	start := -1
+	for i := len(msgs) - 1; i >= 0 && start < 0; i-- {
+		if msgs[i].Role != llm.RoleUser {
+			continue // a reply is not read: only the request is looked for
 		}
-		e := history.ReadMessage(msgs[i])
-		if e.Kind == history.KindReply && e.Err == nil {
-			answer = e.Reply.Thoughts
-			if last := e.Reply.Tools[len(e.Reply.Tools)-1]; last.Name == tools.Done {
-				answer = last.Input
-			}
-		}
-		if e.Kind == history.KindRequest {
-			return e.Text, answer
+		switch e := history.ReadMessage(msgs[i]); e.Kind {
+		case history.KindRequest:
+			ex.request, start = e.Text, i
+		case history.KindSummary:
+			ex.request, start = cmp.Or(e.Compressed.Current, e.Compressed.Original), i
 		}
 	}
-	return "", answer
+	if start < 0 {
+		return ex
+	}
+	ex.recent = msgs[start:]
+	entries := history.Read(ex.recent)
+	for i := len(entries) - 1; i > 0; i-- {
+		e := entries[i]
+		if e.Kind != history.KindReply {
+			continue
+		}
+		if e.Err != nil || len(e.Reply.Tools) == 0 {
+			break
+		}
+		last := e.Reply.Tools[len(e.Reply.Tools)-1]
+		switch {
+		case last.Name == tools.Done && (i+1 == len(entries) || !entries[i+1].ClosesStep()):
+			ex.answer = last.Input
+		case last.Name == tools.AskUser:
+			ex.answer, ex.asked = last.Input, true
+		}
+		break
+	}
+	return ex
+}
+
+// ResumeCommand is the command that resumes the session worked in:
+// dev --resume when it is its directory's last session, else dev
+// --session with a short prefix of its id (and -C when dev was started
+// for another directory). It is "" for a session never saved: there is
+// nothing to resume.
+func (a *App) ResumeCommand() string {
+	if _, err := a.store.Load(a.sess.ID); err != nil {
+		return ""
+	}
+	cmd := "dev --resume"
+	if last, err := a.store.Last(a.sess.WorkingDirectory); err != nil || last != a.sess.ID {
+		cmd = "dev --session " + a.shortID()
+	}
+	if a.opts.DirGiven {
+		cmd += " -C " + shellQuote(a.sess.WorkingDirectory)
+	}
+	return cmd
+}
+
+// shortID is the shortest prefix of the session's id, of 8 characters or
+// more, that names it alone.
+func (a *App) shortID() string {
+	id := a.sess.ID
+	for n := 8; n < len(id); n++ {
+		if got, err := a.store.Resolve(id[:n]); err == nil && got == id {
+			return id[:n]
+		}
+	}
+	return id
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	}) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // Session is the session worked in. The caller reads it between runs.

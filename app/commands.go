@@ -104,8 +104,7 @@ func (a *App) Compact(ctx context.Context) (bool, error) {
 }
 
 func lastRequest(history []llm.Message) string {
-	request, _ := lastExchange(history)
-	return request
+	return lastExchange(history).request
 }
 
 // Profile is the active model profile ("" for none) and the names of all.

@@ -6,8 +6,10 @@ import (
 	"testing"
 
 	"github.com/devagent/dev/config"
+	"github.com/devagent/dev/history"
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/loop"
+	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/sessions"
 	"github.com/devagent/dev/step"
 	"github.com/devagent/dev/tools"
@@ -77,27 +79,39 @@ func TestSystemPromptBudget(t *testing.T) {
 	}
 }
 
+// The last exchange is the last request and the DONE summary that ended
+// it, or the question the model asked last; never the model's thoughts
+// (before, a request interrupted mid-work showed its last Thoughts as the
+// "last answer").
 func TestLastExchange(t *testing.T) {
 	t.Parallel()
 	done := "# Agent Response\n\n## Thoughts\nFinished.\n\n## Tool Choice\nDONE\n\n## Tool Input\nAdded the flag."
 	step := "# Agent Response\n\n## Thoughts\nRead main.go next.\n\n## Tool Choice\nREAD_FILE\n\n## Tool Input\nmain.go"
-	history := []llm.Message{
-		{Role: "user", Content: "<user_request>\nfirst\n</user_request>"},
+	ask := "# Agent Response\n\n## Thoughts\nI need to know.\n\n## Tool Choice\nASK_USER\n\n## Tool Input\nWhich name should it have?"
+	h := []llm.Message{
+		history.Request("first"),
 		{Role: "assistant", Content: done},
-		{Role: "user", Content: "<user_request>\nadd a flag\n</user_request>"},
+		history.Request("add a flag"),
 		{Role: "assistant", Content: done},
 	}
-	if req, ans := lastExchange(history); req != "add a flag" || ans != "Added the flag." {
-		t.Errorf("got %q, %q", req, ans)
+	if ex := lastExchange(h); ex.request != "add a flag" || ex.answer != "Added the flag." || ex.asked || len(ex.recent) != 2 {
+		t.Errorf("got %+v", ex)
 	}
-	history = append(history, llm.Message{Role: "user", Content: "<user_request>\nnow tests\n</user_request>"},
-		llm.Message{Role: "assistant", Content: step},
-		llm.Message{Role: "user", Content: "<tool_result tool=\"READ_FILE\">…</tool_result>"})
-	if req, ans := lastExchange(history); req != "now tests" || ans != "Read main.go next." {
-		t.Errorf("interrupted mid-work: got %q, %q", req, ans)
+	h = append(h, history.Request("now tests"), llm.Message{Role: "assistant", Content: step},
+		history.Results([]parser.ToolCall{{Name: "READ_FILE", Input: "main.go"}}, []history.ToolResult{{Tool: "READ_FILE", OK: true, Output: "package main"}}, ""))
+	if ex := lastExchange(h); ex.request != "now tests" || ex.answer != "" || len(ex.recent) != 3 {
+		t.Errorf("interrupted mid-work: got %+v", ex)
 	}
-	if req, ans := lastExchange(nil); req != "" || ans != "" {
-		t.Errorf("empty: got %q, %q", req, ans)
+	h = append(h, llm.Message{Role: "assistant", Content: ask}, history.InterruptedStep(nil, nil))
+	if ex := lastExchange(h); ex.answer != "Which name should it have?" || !ex.asked {
+		t.Errorf("a question: got %+v", ex)
+	}
+	compressed := []llm.Message{history.Compressed{Summary: "Read it.", Original: "first", Current: "now tests"}.Message(), {Role: "assistant", Content: done}}
+	if ex := lastExchange(compressed); ex.request != "now tests" || ex.answer != "Added the flag." {
+		t.Errorf("compressed: got %+v", ex)
+	}
+	if ex := lastExchange(nil); ex.request != "" || ex.answer != "" || ex.recent != nil {
+		t.Errorf("empty: got %+v", ex)
 	}
 }
 

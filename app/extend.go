@@ -142,7 +142,7 @@ func (a *App) Shell(ctx context.Context, command string) tools.Result {
 	env := *a.loop.Env
 	env.Approve, env.Interactive, env.Background = a.protectOnly, false, nil
 	res := tools.CommandTool{}.Run(ctx, &env, command).Masked(a.mask)
-	a.sess.History = append(a.sess.History, history.Shell(res.Held()))
+	a.sess.History = append(a.sess.History, history.Shell(command, res.Held()))
 	if err := a.store.Save(a.sess); err != nil {
 		a.warn("saving the session: " + err.Error())
 	}

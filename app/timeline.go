@@ -13,6 +13,8 @@ import (
 	"github.com/devagent/dev/checkpoints"
 	"github.com/devagent/dev/config"
 	"github.com/devagent/dev/event"
+	"github.com/devagent/dev/history"
+	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/sessions"
 	"github.com/devagent/dev/textfmt"
@@ -29,6 +31,7 @@ type Timeline struct {
 	store *sessions.Store
 	// open opens another session's timeline, to name what it changed.
 	open func(*sessions.Session) (*Timeline, error)
+	now  func() time.Time
 }
 
 // openTimeline opens the checkpoints of sess. It fails when checkpoints
@@ -42,7 +45,10 @@ func openTimeline(store *sessions.Store, sess *sessions.Session, cfg config.Conf
 	if err != nil {
 		return nil, err
 	}
-	return &Timeline{cps: cps, sess: sess, store: store, open: func(other *sessions.Session) (*Timeline, error) {
+	if now == nil {
+		now = time.Now
+	}
+	return &Timeline{cps: cps, sess: sess, store: store, now: now, open: func(other *sessions.Session) (*Timeline, error) {
 		return openTimeline(store, other, cfg, configDir, false, nil)
 	}}, nil
 }
@@ -241,12 +247,31 @@ func (t *Timeline) Rewind(ctx context.Context, n int, filesOnly bool) (checkpoin
 	if r.Before.New {
 		t.sess.Checkpoints = append(t.sess.Checkpoints, r.Before.Checkpoint)
 	}
+	// What the checkpoints do not say: where the rewind went, and the
+	// requests it took out of the history (the session browser shows
+	// them as undone).
+	rec := sessions.Rewind{Time: t.now().UTC(), To: n, From: t.sess.Checkpoints[len(t.sess.Checkpoints)-1].Number, FilesOnly: filesOnly}
+	before := requests(t.sess.History)
 	if !filesOnly && r.State != nil {
 		if err := t.sess.RestoreCheckpointState(*r.State); err != nil {
 			return r, err
 		}
 	}
+	rec.Kept = requests(t.sess.History)
+	rec.Undone = max(0, before-rec.Kept)
+	t.sess.Rewinds = append(t.sess.Rewinds, rec)
 	return r, t.store.Save(t.sess)
+}
+
+// requests counts the requests a history holds.
+func requests(msgs []llm.Message) int {
+	n := 0
+	for _, m := range msgs {
+		if m.Role == llm.RoleUser && history.ReadMessage(m).Kind == history.KindRequest {
+			n++
+		}
+	}
+	return n
 }
 
 // ParseNumber reads a checkpoint number as a user writes it.

@@ -118,7 +118,11 @@ func (d *devCmd) sessionsShow(c *cli.Context) error {
 	case c.Bool("raw"):
 		ui.Transcript(out, sess)
 	default:
-		ui.ShowSession(d.streams, sess)
+		level := ui.Normal
+		if c.Bool("verbose") { // dev -v sessions show
+			level = ui.Verbose
+		}
+		ui.ShowSession(d.streams, sess, level)
 	}
 	fmt.Fprintln(out)
 	ui.UsageSummary(out, sess)
@@ -184,11 +188,7 @@ func (s stepDiffs) Steps(ctx context.Context, sess *sessions.Session) ([]web.Ste
 	}
 	defer release()
 	var out []web.StepDiff
-	request := 0
 	for i, c := range sess.Checkpoints {
-		if c.Reason == checkpoints.BeforeRequest {
-			request++
-		}
 		if c.Reason != checkpoints.AfterTool || i == 0 {
 			continue
 		}
@@ -197,7 +197,7 @@ func (s stepDiffs) Steps(ctx context.Context, sess *sessions.Session) ([]web.Ste
 		if err != nil {
 			return nil, err
 		}
-		step := web.StepDiff{Checkpoint: c.Number, Time: c.Time, Request: request, Step: c.Step, Tool: c.Tool, Input: c.Input}
+		step := web.StepDiff{Checkpoint: c.Number, Time: c.Time, Step: c.Step, Tool: c.Tool, Input: c.Input}
 		for _, d := range diffs {
 			step.Files = append(step.Files, web.FileDiff{Path: d.Path, Change: string(d.Change.Change), Patch: d.Diff, Binary: d.Binary})
 		}

@@ -609,14 +609,23 @@ func TestSessionsCommands(t *testing.T) {
 	}
 	r = w.run("sessions", "show", id[:8])
 	r.expect(t, 0)
-	for _, want := range []string{"› list the files please", "Thoughts", "All done.", "Listed it.", "status complete"} {
+	// The calm screen, as the terminal draws a run by default.
+	for _, want := range []string{"› list the files please", "  All done.\n", "Listed it.", "status complete"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("sessions show lacks %q:\n%s", want, r.stdout)
 		}
 	}
-	for _, raw := range []string{"<user_request>", "## Tool Choice", "\x1b["} {
+	for _, raw := range []string{"<user_request>", "## Tool Choice", "\x1b[", "┌─"} {
 		if strings.Contains(r.stdout, raw) {
-			t.Errorf("sessions show prints %q, the stored protocol:\n%s", raw, r.stdout)
+			t.Errorf("sessions show prints %q, the stored protocol or a box:\n%s", raw, r.stdout)
+		}
+	}
+	// dev -v: the boxes.
+	r = w.run("-v", "sessions", "show", id[:8])
+	r.expect(t, 0)
+	for _, want := range []string{"› list the files please", "┌─ Thoughts", "All done.", "Listed it.", "status complete"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("sessions show -v lacks %q:\n%s", want, r.stdout)
 		}
 	}
 	if r := w.run("sessions", "show", "3b241101-e2bb-4255-8caf-4136c566a962"); r.code != 2 {

@@ -11,6 +11,7 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -129,5 +130,52 @@ func TestSessionsServeUsage(t *testing.T) {
 		if r := w.run(args...); r.code != 2 {
 			t.Errorf("dev %s: exit %d, want 2; stderr:\n%s", strings.Join(args, " "), r.code, r.stderr)
 		}
+	}
+}
+
+// After a rewind, the session browser says what it undid, numbers the
+// requests as the history holds them now, and lists no diff of what was
+// undone; a command the user ran shows with the command, an answer
+// rendered. Before, the undone request's diffs were listed, the later
+// requests numbered as if it were still there, the command not named and
+// the answer shown as a tool's raw input.
+func TestSessionsServeAfterARewind(t *testing.T) {
+	w := newWorld(t, nil)
+	for i, name := range []string{"a", "b"} {
+		w.srv.Script(reply("Write.", "WRITE_FILE", name+".txt\n```\n"+name+"\n```"), done("Wrote "+name+".txt."))
+		args := []string{"--no-audit", "-p", "write " + name + ".txt"}
+		if i > 0 {
+			args = append(args, "--resume")
+		}
+		w.run(args...).expect(t, 0)
+		if i == 0 {
+			w.runInput("!echo shell-ran\n/exit\n", "--resume").expect(t, 0)
+		}
+	}
+	sess := w.onlySession()
+	before := -1
+	for _, c := range sess.Checkpoints {
+		if c.Reason == "request" {
+			before = c.Number // the last: before "write b.txt"
+		}
+	}
+	w.run("rewind", strconv.Itoa(before), "--yes").expect(t, 0)
+	w.srv.Script(reply("Write.", "WRITE_FILE", "c.txt\n```\nc\n```"), done("Wrote `c.txt`."))
+	w.run("--no-audit", "--resume", "-p", "write c.txt").expect(t, 0)
+	if rw := w.onlySession().Rewinds; len(rw) != 1 || rw[0].To != before || rw[0].Kept != 1 || rw[0].Undone != 1 {
+		t.Errorf("the session records the rewind as %+v", rw)
+	}
+
+	browser := w.serve(t)
+	_, body := browser.get("/s/" + sess.ID)
+	for _, want := range []string{"request 1 · step 1 · WRITE_FILE a.txt", "request 2 · step 1 · WRITE_FILE c.txt",
+		"↶ rewound to checkpoint " + strconv.Itoa(before), "the request that followed was undone", "<pre>write c.txt</pre>",
+		"<pre>$ echo shell-ran</pre>", "<p>Wrote <code>c.txt</code>.</p>"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the session page lacks %q:\n%s", want, body)
+		}
+	}
+	if strings.Contains(body, "b.txt") || strings.Contains(body, "request 3") {
+		t.Errorf("the page shows the undone request or numbers requests as before the rewind:\n%s", body)
 	}
 }

@@ -154,11 +154,12 @@ func boxWidths(screen string) []int {
 
 var ansi = regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]`)
 
-// Frames follow the window's width when it is resized between requests.
+// Frames follow the window's width when it is resized between requests
+// (-v: the calm screen has none).
 func TestTerminalResizeBetweenRequests(t *testing.T) {
 	w := newWorld(t, nil)
 	w.srv.Script(reply("Look.", "LIST_DIRECTORY", "."), done("Looked."), reply("Again.", "LIST_DIRECTORY", "."), done("Looked again."))
-	term := w.startTerminal(t.Context(), "--no-audit")
+	term := w.startTerminal(t.Context(), "--no-audit", "-v")
 	term.prompt("› ")
 	start := term.mark()
 	term.typeLine("look")
@@ -298,36 +299,48 @@ func TestTerminalLastThroughThePager(t *testing.T) {
 }
 
 // Without a UTF-8 locale, at 60 columns, everything dev draws is ASCII and
-// fits the width.
+// fits the width: on the calm screen, and with -v's boxes.
 func TestTerminalASCIIAt60Columns(t *testing.T) {
-	w := newWorld(t, nil)
-	w.extra = append(w.extra, "LANG=C")
-	long := strings.Repeat("word ", 30)
-	w.srv.Script(llmtest.Response{Content: llmtest.Template("Thoughts that are long enough to wrap: "+long, "[~] count\n[ ] report",
-		llmtest.Call{Tool: "COMMAND", Input: "seq 1 30; echo " + long}),
-	}, done("| n | square |\n|---|---|\n| 2 | 4 |\n\n- "+long))
-	term := w.startTerminalAt(t.Context(), 60, "--no-audit")
-	term.prompt("> ")
-	term.typeLine("count")
-	start := term.mark()
-	term.expect("ok done")
-	term.prompt("> ")
-	shown := term.since(start)
-	term.key("\x04")
-	term.exitCode()
-	for _, r := range shown {
-		if r > 127 {
-			t.Fatalf("non-ASCII %q on the screen:\n%s", r, shown)
-		}
-	}
-	for _, l := range strings.Split(ansi.ReplaceAllString(shown, ""), "\r\n") {
-		l = l[strings.LastIndex(l, "\r")+1:] // what a carriage return left visible
-		if len(l) > 60 && !strings.Contains(l, "> ") {
-			t.Errorf("a line of %d columns: %q", len(l), l)
-		}
-	}
-	if !strings.Contains(shown, "+- Tool: COMMAND") || !strings.Contains(shown, "n | square") {
-		t.Errorf("screen:\n%s", shown)
+	for _, tt := range []struct {
+		flag string
+		want []string
+	}{
+		{"-v", []string{"+- Tool: COMMAND", "n | square"}},
+		{"--no-audit", []string{"ok COMMAND seq 1 30; echo word word", "  [~] count  [ ] report", "  Thoughts that are long enough", "n | square"}},
+	} {
+		t.Run(tt.flag, func(t *testing.T) {
+			w := newWorld(t, nil)
+			w.extra = append(w.extra, "LANG=C")
+			long := strings.Repeat("word ", 30)
+			w.srv.Script(llmtest.Response{Content: llmtest.Template("Thoughts that are long enough to wrap: "+long, "[~] count\n[ ] report",
+				llmtest.Call{Tool: "COMMAND", Input: "seq 1 30; echo " + long}),
+			}, done("| n | square |\n|---|---|\n| 2 | 4 |\n\n- "+long))
+			term := w.startTerminalAt(t.Context(), 60, "--no-audit", tt.flag)
+			term.prompt("> ")
+			term.typeLine("count")
+			start := term.mark()
+			term.expect("ok done")
+			term.prompt("> ")
+			shown := term.since(start)
+			term.key("\x04")
+			term.exitCode()
+			for _, r := range shown {
+				if r > 127 {
+					t.Fatalf("non-ASCII %q on the screen:\n%s", r, shown)
+				}
+			}
+			for _, l := range strings.Split(ansi.ReplaceAllString(shown, ""), "\r\n") {
+				l = l[strings.LastIndex(l, "\r")+1:] // what a carriage return left visible
+				if len(l) > 60 && !strings.Contains(l, "> ") {
+					t.Errorf("a line of %d columns: %q", len(l), l)
+				}
+			}
+			for _, want := range tt.want {
+				if !strings.Contains(shown, want) {
+					t.Errorf("lacks %q; screen:\n%s", want, shown)
+				}
+			}
+		})
 	}
 }
 
@@ -511,17 +524,33 @@ func TestTerminalAskUserIsAQuestion(t *testing.T) {
 	term.exitCode()
 }
 
-// The rewind's question is answered at the answer› prompt like every other.
+// The rewind's question is answered at the answer› prompt like every
+// other, after a preview that says what happens to each file: a file the
+// request created is deleted, one it changed restored, one it deleted
+// recreated (SPEC §12's words).
 func TestTerminalUndoAsksAtTheAnswerPrompt(t *testing.T) {
 	w := newWorld(t, nil)
-	w.srv.Script(reply("Write.", "WRITE_FILE", "new.txt\n```\nhello\n```"), done("Wrote it."))
+	w.write("kept.txt", "as it was\n")
+	w.write("gone.txt", "still needed\n")
+	w.srv.Script(llmtest.Response{Content: llmtest.Template("Write, change, remove.", "",
+		llmtest.Call{Tool: "WRITE_FILE", Input: "new.txt\n```\nhello\n```"},
+		llmtest.Call{Tool: "WRITE_FILE", Input: "kept.txt\n```\nchanged\n```"},
+		llmtest.Call{Tool: "COMMAND", Input: "rm gone.txt"})}, done("Wrote it."))
 	term := w.startTerminal(t.Context(), "--no-audit")
 	term.prompt("› ")
 	term.typeLine("write it")
 	term.expect("Wrote it.")
 	term.prompt("› ")
 	term.typeLine("/undo")
+	term.expect("Rewind to checkpoint 0")
+	start := term.mark()
 	term.expect("Rewind? [y/N]\r\n")
+	preview := visible(term.since(start))
+	for _, want := range []string{"  delete   new.txt", "  restore  kept.txt", "  recreate gone.txt"} {
+		if !hasLine(preview, want) {
+			t.Errorf("the preview lacks %q:\n%s", want, strings.Join(preview, "\n"))
+		}
+	}
 	term.prompt("answer› ")
 	term.typeLine("y")
 	term.prompt("› ")
@@ -529,6 +558,12 @@ func TestTerminalUndoAsksAtTheAnswerPrompt(t *testing.T) {
 	term.exitCode()
 	if _, err := os.Stat(filepath.Join(w.dir, "new.txt")); !os.IsNotExist(err) {
 		t.Errorf("new.txt is still there after /undo: %v", err)
+	}
+	if got := w.read("kept.txt"); got != "as it was\n" {
+		t.Errorf("kept.txt after /undo: %q", got)
+	}
+	if got := w.read("gone.txt"); got != "still needed\n" {
+		t.Errorf("gone.txt after /undo: %q", got)
 	}
 }
 

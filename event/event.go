@@ -7,6 +7,7 @@ package event
 import (
 	"time"
 
+	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/tools"
 )
@@ -50,8 +51,8 @@ const (
 )
 
 // SessionStarted opens a run. A resumed session brings where it stood: its
-// last request, what the model last said or concluded, how the last run
-// ended, and the task list.
+// last request, the steps since, its last answer or question, how the
+// last run ended and when, and the task list.
 type SessionStarted struct {
 	ID      string
 	Resumed bool
@@ -59,10 +60,18 @@ type SessionStarted struct {
 	Dir     string
 
 	LastRequest string
-	LastAnswer  string
-	LastStatus  string // the session's status when it was opened
-	LastReason  string // why its last run failed, when it did and it is known
-	Tasks       []parser.Task
+	// LastAnswer is the DONE summary that ended the last request or, with
+	// LastAsked, the question the model asked last (ASK_USER); "" when
+	// the last request ended otherwise.
+	LastAnswer string
+	LastAsked  bool
+	// Recent is the history from the last request on: what the resumed
+	// view shows of the steps since.
+	Recent     []llm.Message
+	LastUsed   time.Time // when the session was last saved
+	LastStatus string    // the session's status when it was opened
+	LastReason string    // why its last run failed, when it did and it is known
+	Tasks      []parser.Task
 }
 
 // FileAttached: a request's @path mention attached a file (or, for a

@@ -79,10 +79,18 @@ func InterruptedReply() llm.Message { return user(interruptedReply) }
 func InterruptedAudit() llm.Message { return user(interruptedAudit) }
 
 // Shell brings a command the user ran (the ! escape) and its result into
-// the conversation, for the model to know at its next request.
-func Shell(result ToolResult) llm.Message {
+// the conversation, for the model to know at its next request: the
+// command is an attribute of the result ("" adds none, as versions before
+// it wrote).
+func Shell(command string, result ToolResult) llm.Message {
+	if command != "" {
+		result.Attrs = append([][2]string{{shellCommand, command}}, result.Attrs...)
+	}
 	return user(shellNote + result.wrap())
 }
+
+// shellCommand is the attribute of a Shell result that holds the command.
+const shellCommand = "command"
 
 func user(content string) llm.Message {
 	return llm.Message{Role: llm.RoleUser, Content: content}

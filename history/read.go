@@ -44,6 +44,9 @@ type Entry struct {
 	// Interrupted: the user interrupted the step these results end
 	// (KindResults).
 	Interrupted bool
+	// Command is the command the user ran (KindShell); "" in histories of
+	// versions that did not keep it.
+	Command string
 	// Compressed is the parts of a KindSummary.
 	Compressed Compressed
 }
@@ -80,6 +83,11 @@ func ReadMessage(m llm.Message) Entry {
 	case strings.HasPrefix(c, shellNote):
 		e.Kind = KindShell
 		e.Results, e.Notes = unwrap(strings.TrimPrefix(c, shellNote))
+		if len(e.Results) > 0 {
+			if a := e.Results[0].Attrs; len(a) > 0 && a[0][0] == shellCommand {
+				e.Command, e.Results[0].Attrs = a[0][1], a[1:]
+			}
+		}
 	case c == interruptedReply || c == interruptedAudit || c == interruptedStep:
 		e.Kind, e.Notes = KindInterruption, []string{c}
 	default:

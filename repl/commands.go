@@ -59,6 +59,10 @@ type (
 		AuditPolicy() string
 		SetAudit(policy string) error
 	}
+	// resumer: the command that resumes the session, said on leaving.
+	resumer interface {
+		ResumeCommand() string
+	}
 	// fileCommander: the slash commands defined by files (reserved: the
 	// names they may not take).
 	fileCommander interface {
@@ -75,6 +79,7 @@ var _ interface {
 	compactor
 	auditSwitcher
 	fileCommander
+	resumer
 	timeliner
 	profileSwitcher
 } = (*app.App)(nil)

@@ -166,11 +166,13 @@ func (r *REPL) Run(a App) error {
 		switch {
 		case err == io.EOF:
 			fmt.Fprintln(r.streams.Err)
+			r.leave()
 			return nil
 		case errors.Is(err, errCtrlC):
 			now := r.opts.Now()
 			if !r.lastCtrlC.IsZero() && now.Sub(r.lastCtrlC) <= doubleCtrlC {
 				fmt.Fprintln(r.streams.Err)
+				r.leave()
 				return nil
 			}
 			r.lastCtrlC = now
@@ -191,6 +193,7 @@ func (r *REPL) Run(a App) error {
 		if strings.HasPrefix(text, "/") {
 			request, err := r.command(text)
 			if errors.Is(err, errExit) {
+				r.leave()
 				return nil
 			}
 			if err != nil {
@@ -204,6 +207,15 @@ func (r *REPL) Run(a App) error {
 		r.request(text)
 	}
 	return nil
+}
+
+// leave says, as the user leaves, the command that resumes the session.
+func (r *REPL) leave() {
+	if a, ok := r.app.(resumer); ok {
+		if cmd := a.ResumeCommand(); cmd != "" {
+			r.say("dev: resume this session with %s", cmd)
+		}
+	}
 }
 
 // start makes a the conversation's app, and the commands it provides for

@@ -120,4 +120,8 @@ type Session struct {
 	// during the session, oldest first (SPEC §12); their files and
 	// states live in Store.Dir(ID)/checkpoints.
 	Checkpoints []checkpoints.Checkpoint `json:"checkpoints"`
+	// Rewinds are the session's rewinds (dev rewind, /undo), oldest
+	// first: what the checkpoints alone do not say, where each went back
+	// to.
+	Rewinds []Rewind `json:"rewinds,omitempty"`
 }

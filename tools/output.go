@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -251,14 +253,15 @@ func (o *output) String() string {
 	var b strings.Builder
 	b.WriteString(clean(string(head)))
 	b.WriteByte('\n')
+	// CutOf reads this note back: the two change together.
 	fmt.Fprintf(&b, "[… %s cut (%s of %s in all, %s) …", formatSize(cutBytes), textfmt.Plural(int(cutLines), "line"), formatSize(o.total), textfmt.Plural(int(o.lines), "line"))
 	switch {
 	case o.fileErr != nil:
-		fmt.Fprintf(&b, " the full output could not be saved: %s]\n", fsErr(o.fileErr))
+		fmt.Fprintf(&b, " %s %s]\n", notSaved, fsErr(o.fileErr))
 	case o.spillCut > 0:
-		fmt.Fprintf(&b, " its first %d MB and last %d MB saved in %s]\n", SpillHead>>20, (SpillMax-SpillHead)>>20, o.savedPath)
+		fmt.Fprintf(&b, " its first %d MB and last %d MB %s %s]\n", SpillHead>>20, (SpillMax-SpillHead)>>20, savedIn, o.savedPath)
 	default:
-		fmt.Fprintf(&b, " full output saved in %s]\n", o.savedPath)
+		fmt.Fprintf(&b, " full output %s %s]\n", savedIn, o.savedPath)
 	}
 	if note := emptiedNote(o.emptied, o.spills.limit()); note != "" {
 		b.WriteString(note + "\n")
@@ -270,4 +273,44 @@ func (o *output) String() string {
 // clean makes command output safe to send: valid UTF-8, no final newline.
 func clean(s string) string {
 	return strings.TrimRight(strings.ToValidUTF8(s, "\uFFFD"), "\n")
+}
+
+// The words of the note String writes where it cut an output.
+const (
+	savedIn  = "saved in"
+	notSaved = "the full output could not be saved:"
+)
+
+// Cut is what the model did not see of a long command output: String
+// keeps its head and its tail, and says between them what it left out
+// and where the whole output is.
+type Cut struct {
+	Note  string // the note's line, as the output holds it
+	Lines int    // lines left out between the head and the tail
+	Size  string // their size, as the note says it: "52.3 KB"
+	// Path is the file the whole output was saved in; "" when it could
+	// not be saved.
+	Path string
+}
+
+// cutNote matches the note String writes: its size, its count of lines,
+// and what follows the second ellipsis.
+var cutNote = regexp.MustCompile(`(?m)^\[… ([0-9.]+ [A-Za-z]+) cut \(([0-9]+) lines? of [^)]* in all, [0-9]+ lines?\) … (.*)\]$`)
+
+// CutOf reads back the note of an output that was cut for the model (a
+// result's output, or one read back from the history); ok is false when
+// the output was not cut.
+func CutOf(output string) (c Cut, ok bool) {
+	m := cutNote.FindStringSubmatch(output)
+	if m == nil {
+		return Cut{}, false
+	}
+	c.Note, c.Size = m[0], m[1]
+	c.Lines, _ = strconv.Atoi(m[2])
+	if rest := m[3]; !strings.HasPrefix(rest, notSaved) {
+		if i := strings.Index(rest, savedIn+" "); i >= 0 {
+			c.Path = rest[i+len(savedIn)+1:]
+		}
+	}
+	return c, true
 }

@@ -60,6 +60,12 @@ func TestOutputLongKeepsHeadAndTailAndSavesAll(t *testing.T) {
 	if !strings.Contains(got, "\n"+want+"\n") {
 		t.Errorf("marker missing; want %q in\n%s", want, got[OutputHead-200:OutputHead+400])
 	}
+	if c, ok := CutOf(got); !ok || c != (Cut{Note: want, Lines: 1879, Size: "183.5 KB", Path: o.savedPath}) {
+		t.Errorf("CutOf = %+v, %v", c, ok)
+	}
+	if c, ok := CutOf("Command succeeded (exit code 0).\nok\n"); ok {
+		t.Errorf("CutOf of an output not cut = %+v", c)
+	}
 	if filepath.Dir(o.savedPath) != dir {
 		t.Errorf("saved in %s, want %s", o.savedPath, dir)
 	}
@@ -74,8 +80,12 @@ func TestOutputCannotSave(t *testing.T) {
 	big := strings.Repeat("y\n", OutputHead+OutputTail)
 	o.Write([]byte(big))
 	o.close()
-	if got := o.String(); !strings.Contains(got, "the full output could not be saved: no output directory was given]") {
+	got := o.String()
+	if !strings.Contains(got, "the full output could not be saved: no output directory was given]") {
 		t.Errorf("%s", got[OutputHead-100:OutputHead+200])
+	}
+	if c, ok := CutOf(got); !ok || c.Path != "" || c.Lines == 0 {
+		t.Errorf("CutOf of an output not saved = %+v, %v", c, ok)
 	}
 	blocker := filepath.Join(t.TempDir(), "file")
 	if err := os.WriteFile(blocker, nil, 0o644); err != nil {
@@ -142,8 +152,12 @@ func TestOutputSpillCap(t *testing.T) {
 			formatSize(cut), cut, formatSize(size), formatSize(spillTail)); note != wantNote {
 			t.Errorf("note %q, want %q", note, wantNote)
 		}
-		if got := o.String(); !strings.Contains(got, "its first 32 MB and last 32 MB saved in "+o.savedPath+"]") {
+		got := o.String()
+		if !strings.Contains(got, "its first 32 MB and last 32 MB saved in "+o.savedPath+"]") {
 			t.Errorf("the result does not say the file was cut:\n%s", got[OutputHead-200:OutputHead+300])
+		}
+		if c, ok := CutOf(got); !ok || c.Path != o.savedPath || c.Size == "" {
+			t.Errorf("CutOf of an output whose file was cut = %+v, %v", c, ok)
 		}
 		if left, _ := filepath.Glob(filepath.Join(filepath.Dir(o.savedPath), "*.tail")); len(left) > 0 {
 			t.Errorf("ring files left: %v", left)

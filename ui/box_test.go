@@ -63,3 +63,18 @@ func BenchmarkRenderLongLine(b *testing.B) {
 		t.Emit(event.ReplyParsed{Step: 1, Response: resp})
 	}
 }
+
+// BenchmarkRenderLongLineCalm is BenchmarkRenderLongLine on the calm
+// screen: one line of thoughts, the task list side by side.
+//
+//	go test ./ui -run '^$' -bench RenderLongLineCalm -benchtime 1x
+func BenchmarkRenderLongLineCalm(b *testing.B) {
+	line := longLine(50 << 20)
+	resp := parser.Response{Thoughts: line, HasTaskList: true, Tasks: []parser.Task{{Status: parser.InProgress, Text: line[:1<<20]}}}
+	b.SetBytes(int64(len(line)))
+	b.ReportAllocs()
+	for b.Loop() {
+		t := NewTerminal(&Streams{Err: io.Discard, Width: 80, Unicode: true}, Normal)
+		t.Emit(event.ReplyParsed{Step: 1, Response: resp})
+	}
+}

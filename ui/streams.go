@@ -32,6 +32,24 @@ type Streams struct {
 	// the width of the terminal on stdout; 0 (no limit) when stdout is a
 	// pipe or a file, so that scripts get whole cells.
 	OutWidth int
+	// HeightNow is the height of the terminal on stderr now; nil, or 0,
+	// when it is not known.
+	HeightNow func() int
+}
+
+// defaultHeight is the height of a screen when the terminal's is not
+// known: what a resumed session shows of itself is still a screen at most.
+const defaultHeight = 24
+
+// TermHeight is the number of rows of the terminal now, or a common
+// screen's when it is not known.
+func (s *Streams) TermHeight() int {
+	if s.HeightNow != nil {
+		if h := s.HeightNow(); h > 0 {
+			return h
+		}
+	}
+	return defaultHeight
 }
 
 // OutFit is the room of a table written on stdout (a command's output).
@@ -69,6 +87,7 @@ func System(env Env) *Streams {
 			s.Width = w
 		}
 		s.WidthNow = widthNow(int(os.Stderr.Fd()), s.Width)
+		s.HeightNow = heightNow(int(os.Stderr.Fd()))
 	}
 	s.OutWidth = outWidth(env, int(os.Stdout.Fd()), s.OutTTY)
 	_, noColor := lookup(env, "NO_COLOR")
@@ -106,6 +125,16 @@ func outWidth(env Env, fd int, tty bool) int {
 		return 80
 	}
 	return 0
+}
+
+// heightNow reads the height of the terminal on fd whenever it is asked.
+func heightNow(fd int) func() int {
+	return func() int {
+		if _, h, err := term.GetSize(fd); err == nil {
+			return h
+		}
+		return 0
+	}
 }
 
 func lookup(env Env, key string) (string, bool) {

@@ -23,42 +23,48 @@ type Verbosity int
 
 // Verbosity levels.
 const (
-	Quiet   Verbosity = -1 // one line per tool
-	Normal  Verbosity = 0  // boxes: thoughts, task list, tool, a shortened result
-	Verbose Verbosity = 1  // also reasoning, whole inputs and results
+	Quiet Verbosity = -1 // the status line after each request, the answer, warnings and errors
+	// Normal is the calm screen (SPEC §17): a line of thoughts and a line
+	// per tool, edits' diffs, a failed tool's last lines, the task list
+	// when it changed.
+	Normal  Verbosity = 0
+	Verbose Verbosity = 1 // boxes: reasoning, thoughts, task list, whole inputs and results
 )
 
 // symbols used by the renderer, with ASCII fallbacks.
 type symbols struct {
-	tool, ok, fail, warn, retry, arrow, ellipsis, compress, background, dot string
+	tool, ok, fail, warn, retry, arrow, ellipsis, compress, background, dot, prompt string
 }
 
 var (
-	unicodeSymbols = symbols{"▸", "✓", "✗", "!", "↻", "→", "…", "↓", "◇", "·"}
-	asciiSymbols   = symbols{">", "ok", "x", "!", "~", "->", "...", "v", "*", "|"}
+	unicodeSymbols = symbols{"▸", "✓", "✗", "!", "↻", "→", "…", "↓", "◇", "·", "›"}
+	asciiSymbols   = symbols{">", "ok", "x", "!", "~", "->", "...", "v", "*", "|", ">"}
 )
 
-// Terminal renders events as progress on stderr: boxes for what the model
-// said and did, a live part while dev waits (see live.go), a status line
-// after each request. It is safe for concurrent use: background processes
-// and command output report from their own goroutines.
+// Terminal renders events as progress on stderr: a line for each thing
+// the model said and did (boxes in verbose mode), a live part while dev
+// waits (see live.go), a status line after each request. It is safe for
+// concurrent use: background processes and command output report from
+// their own goroutines.
 type Terminal struct {
-	mu      sync.Mutex // one event or one redraw at a time; guards all below
-	w       io.Writer
-	level   Verbosity
-	width   int        // of the terminal, read again at every event
-	widthOf func() int // the terminal's width now: it follows a resize
-	sym     symbols
-	frame   frame
-	tty     bool // stderr is a terminal: a live part is shown
-	escapes bool // escape codes may be written (colour, cursor moves)
-	dim     *color.Color
-	bold    *color.Color
-	toolC   *color.Color
-	red     *color.Color
-	green   *color.Color
-	yellow  *color.Color
-	cyan    *color.Color
+	mu       sync.Mutex // one event or one redraw at a time; guards all below
+	w        io.Writer
+	level    Verbosity
+	width    int        // of the terminal, read again at every event
+	widthOf  func() int // the terminal's width now: it follows a resize
+	heightOf func() int // the terminal's height now
+	now      func() time.Time
+	sym      symbols
+	frame    frame
+	tty      bool // stderr is a terminal: a live part is shown
+	escapes  bool // escape codes may be written (colour, cursor moves)
+	dim      *color.Color
+	bold     *color.Color
+	toolC    *color.Color
+	red      *color.Color
+	green    *color.Color
+	yellow   *color.Color
+	cyan     *color.Color
 
 	answer      io.Writer // where the final answer is rendered; nil: not at all
 	markdown    *Markdown // how; nil: as it is
@@ -66,6 +72,7 @@ type Terminal struct {
 
 	live     liveState
 	auditing bool   // the audit runs: its own steps are not boxed
+	noTasks  bool   // task lists are not shown (a resumed session shows its own once)
 	tasks    string // the task list last shown, to show only changes
 	shown    []parser.Task
 	last     LastResult
@@ -77,20 +84,19 @@ type LastResult struct {
 	Output string
 }
 
-// Lines of a tool's input and result shown in normal mode, counted on the
-// screen after wrapping; --verbose shows all. A long result keeps its first
-// and its last lines: errors are usually at the end.
+// Lines of text shown in normal mode, counted on the screen after
+// wrapping: the last lines of a failed tool's output (errors are usually at
+// the end), and of a compression's summary in a transcript. --verbose and
+// /last show all.
 const (
-	inputLines  = 4
-	resultHead  = 4
 	resultTail  = 5
 	resumeLines = 8
 )
 
 // NewTerminal returns a renderer writing to s.Err.
 func NewTerminal(s *Streams, level Verbosity) *Terminal {
-	t := &Terminal{w: s.Err, level: level, width: s.TermWidth(), widthOf: s.TermWidth, sym: asciiSymbols, frame: asciiFrame,
-		tty: s.ErrTTY, escapes: s.Color}
+	t := &Terminal{w: s.Err, level: level, width: s.TermWidth(), widthOf: s.TermWidth, heightOf: s.TermHeight, now: time.Now,
+		sym: asciiSymbols, frame: asciiFrame, tty: s.ErrTTY, escapes: s.Color}
 	if s.Unicode {
 		t.sym, t.frame = unicodeSymbols, unicodeFrame
 	}
@@ -204,13 +210,17 @@ func (t *Terminal) Emit(e event.Event) {
 	case event.ToolFinished:
 		t.stopLive()
 		t.toolResult(e.Input, e.Result)
-		t.fileChanges(e.Files)
+		t.fileChanges(e.Result.Tool, e.Files)
 	case event.FormatProblem:
 		t.stopLive()
-		t.formatProblem(e)
+		if t.level >= Normal {
+			t.formatProblem(e)
+		}
 	case event.Retrying:
 		t.stopLive()
-		t.line(t.yellow.Sprintf("%s %s; retrying in %s (%d/%d)", t.sym.retry, textfmt.FirstLine(e.Message), e.Wait.Round(time.Second), e.Attempt, e.Max))
+		if t.level >= Normal {
+			t.line(t.yellow.Sprintf("%s %s; retrying in %s (%d/%d)", t.sym.retry, textfmt.FirstLine(e.Message), e.Wait.Round(time.Second), e.Attempt, e.Max))
+		}
 		t.startLive(t.waiting()) // the request goes out again after the wait
 	case event.Compressing:
 		t.stopLive()
@@ -220,7 +230,9 @@ func (t *Terminal) Emit(e event.Event) {
 		t.startLive(compressing)
 	case event.Compressed:
 		t.stopLive()
-		t.compressed(e)
+		if t.level >= Normal {
+			t.compressed(e)
+		}
 		if t.auditing {
 			t.startLive(auditing) // the audit goes on
 		}
@@ -231,11 +243,15 @@ func (t *Terminal) Emit(e event.Event) {
 	case event.AuditFinished:
 		t.stopLive()
 		t.auditing = false
-		t.audit(e)
+		if t.level >= Normal {
+			t.audit(e)
+		}
 	case event.Warning:
 		t.line(t.yellow.Sprintf("%s %s", t.sym.warn, e.Message))
 	case event.Notice:
-		t.line("dev: " + e.Message)
+		if t.level >= Normal {
+			t.line("dev: " + e.Message)
+		}
 	case event.Failure:
 		t.stopLive()
 		t.line(t.red.Sprintf("%s %s", t.sym.fail, e.Message))
@@ -248,6 +264,7 @@ func (t *Terminal) Emit(e event.Event) {
 			t.line(t.cyan.Sprint(head) + t.clip(textfmt.FirstLine(e.Command), utf8.RuneCountInString(head)))
 		}
 	case event.BackgroundExited:
+		// Even in quiet mode: an exit comes while nothing else is shown.
 		t.backgroundExited(e)
 	}
 }
@@ -335,38 +352,6 @@ func (t *Terminal) streaming(e event.Streaming) {
 		} else if t.live.reasoning.Len() < maxStreamed {
 			t.live.reasoning.WriteString(e.Reasoning)
 		}
-	}
-}
-
-// resumed shows where a resumed session stood and how its last run ended.
-func (t *Terminal) resumed(e event.SessionStarted) {
-	if !e.Resumed {
-		return
-	}
-	if e.LastRequest != "" {
-		t.box("Last request", t.cyan, t.capped(e.LastRequest, resumeLines, 0), nil)
-	}
-	if e.LastAnswer != "" {
-		t.box("Last answer", t.cyan, t.capped(e.LastAnswer, resumeLines, 0), t.dim)
-	}
-	if len(e.Tasks) > 0 {
-		t.tasks = taskLines(e.Tasks)
-		t.shown = e.Tasks
-		t.taskBox(e.Tasks)
-	}
-	switch e.LastStatus {
-	case "complete":
-		t.line(t.green.Sprintf("%s last run: done", t.sym.ok))
-	case "interrupted":
-		t.line(t.yellow.Sprintf("%s last run: interrupted", t.sym.warn))
-	case "failed":
-		why := ""
-		if e.LastReason != "" {
-			why = ": " + e.LastReason
-		}
-		t.line(t.red.Sprintf("%s last run: failed%s", t.sym.fail, why))
-	case "active":
-		t.line(t.yellow.Sprintf("%s last run: did not end (dev stopped while it ran)", t.sym.warn))
 	}
 }
 
@@ -463,17 +448,23 @@ func (t *Terminal) compressed(e event.Compressed) {
 	t.line(t.cyan.Sprint(s))
 }
 
+// reply shows what the model said: its thoughts (boxed in verbose mode,
+// one dim line otherwise) and its task list when it changed.
 func (t *Terminal) reply(r parser.Response) {
-	if t.level < Normal {
+	switch {
+	case t.level < Normal:
 		return
+	case t.level >= Verbose:
+		if r.Reasoning != "" {
+			t.box("Reasoning", t.dim, r.Reasoning, t.dim)
+		}
+		if r.Thoughts != "" {
+			t.box("Thoughts", t.dim, r.Thoughts, t.dim)
+		}
+	case r.Thoughts != "":
+		t.thoughtLine(r.Thoughts)
 	}
-	if t.level >= Verbose && r.Reasoning != "" {
-		t.box("Reasoning", t.dim, r.Reasoning, t.dim)
-	}
-	if r.Thoughts != "" {
-		t.box("Thoughts", t.dim, r.Thoughts, t.dim)
-	}
-	if r.HasTaskList && len(r.Tasks) > 0 {
+	if r.HasTaskList && len(r.Tasks) > 0 && !t.noTasks {
 		t.taskChanges(r.Tasks)
 	}
 }
@@ -497,19 +488,27 @@ func (t *Terminal) taskChanges(tasks []parser.Task) {
 	}
 	prev := t.shown
 	t.tasks, t.shown = list, append([]parser.Task(nil), tasks...)
+	whole := t.taskBox
+	if t.level < Verbose {
+		whole = t.compactTasks
+	}
 	if len(prev) != len(tasks) {
-		t.taskBox(tasks)
+		whole(tasks)
 		return
 	}
 	var moved []parser.Task
 	for i, task := range tasks {
 		if task.Text != prev[i].Text {
-			t.taskBox(tasks)
+			whole(tasks)
 			return
 		}
 		if task.Status != prev[i].Status {
 			moved = append(moved, task)
 		}
+	}
+	if t.level < Verbose {
+		t.compactTasks(moved)
+		return
 	}
 	for _, task := range moved {
 		mark, c := t.taskMark(task)
@@ -545,22 +544,12 @@ func (t *Terminal) taskBox(tasks []parser.Task) {
 	t.boxLines("Task List", t.cyan, lines, colours)
 }
 
-// toolStarted shows the tool and its input; a command gets the live part:
-// its elapsed time and last lines of output.
+// toolStarted shows the tool and its input in verbose mode (the calm
+// screen shows a tool once it ran); a command gets the live part: its
+// elapsed time and last lines of output.
 func (t *Terminal) toolStarted(e event.ToolStarted) {
-	if t.level >= Normal {
-		switch {
-		case e.Tool == tools.Done && t.level < Verbose:
-			// The summary is the answer, shown once at the end.
-		case e.Tool == tools.UpdateTaskList && t.level < Verbose:
-			// The task list shows what changed.
-		default:
-			input := withoutFences(e.Input)
-			if t.level < Verbose {
-				input = t.capped(input, inputLines, 0)
-			}
-			t.box("Tool: "+e.Tool, t.toolC, input, nil)
-		}
+	if t.level >= Verbose {
+		t.box("Tool: "+e.Tool, t.toolC, withoutFences(e.Input), nil)
 	}
 	if e.Tool == tools.Command {
 		t.live.command = textfmt.Summary(tools.CommandText(e.Input), 60)
@@ -576,48 +565,33 @@ func (t *Terminal) toolResult(input string, r tools.Result) {
 		}
 		t.last = LastResult{Title: title, Output: r.Output}
 	}
-	mark, c := t.sym.ok, t.green
-	if !r.OK {
-		mark, c = t.sym.fail, t.red
-	}
 	switch {
-	case t.level == Quiet:
-		t.line(fmt.Sprintf("%s %s %s", c.Sprint(mark), r.Tool, t.clip(r.Summary, len(r.Tool)+4)))
-	case r.Done:
+	case t.level == Quiet, r.Done:
 		// The summary is the answer, shown once at the end.
-	case r.Tool == tools.UpdateTaskList && r.OK && t.level < Verbose:
-	case r.Tool == tools.AskUser && t.interactive && t.level < Verbose:
+	case t.level >= Verbose:
+		t.resultBox(r)
+	case r.Tool == tools.UpdateTaskList && r.OK:
+		// The task list shows what changed.
+	case r.Tool == tools.AskUser && t.interactive:
 		// The question and the answer typed are on the screen; Ctrl+C
 		// instead of an answer is said by the status line.
-	case t.level >= Verbose:
-		t.box(resultTitle(r), c, r.Output, nil)
 	default:
-		t.box(resultTitle(r), c, t.capped(r.Output, resultHead, resultTail), nil)
+		t.calmResult(input, r)
 	}
 }
 
-func resultTitle(r tools.Result) string {
-	if r.OK {
-		return "Result"
+// resultBox shows a result whole; under it, when the output was cut for
+// the model, what the model did not see and the file that holds it all (a
+// line of its own, so that the path can be copied whole).
+func (t *Terminal) resultBox(r tools.Result) {
+	title, c := "Result", t.green
+	if !r.OK {
+		title, c = "Result: failed", t.red
 	}
-	return "Result: failed"
-}
-
-// capped shortens text to what a box shows in normal mode: its first head
-// and its last tail lines as they wrap in the box, with a line saying how
-// many were left out between them.
-func (t *Terminal) capped(text string, head, tail int) string {
-	lines := wrap(strings.TrimRight(text, "\n"), t.innerWidth())
-	if len(lines) <= head+tail+1 {
-		return strings.Join(lines, "\n")
+	t.box(title, c, r.Output, nil)
+	if cut, ok := tools.CutOf(r.Output); ok {
+		t.line(t.yellow.Sprint("  " + t.cutText(cut)))
 	}
-	cut := len(lines) - head - tail
-	note := t.sym.ellipsis + " " + textfmt.Count(cut, "line") + " " + t.sym.ellipsis
-	if tail == 0 {
-		note = t.sym.ellipsis + " " + textfmt.Count(cut, "more line")
-	}
-	kept := append(append(append([]string{}, lines[:head]...), note), lines[len(lines)-tail:]...)
-	return strings.Join(kept, "\n")
 }
 
 // auditStep renders an event of the audit's own conversation and reports
@@ -826,41 +800,56 @@ const diffLines = 12
 // fileChanges shows what a tool changed in the working directory: the
 // diff of each edit (removed lines red, added green, capped unless
 // verbose), and one line naming the files a command changed.
-func (t *Terminal) fileChanges(files []event.FileChange) {
+func (t *Terminal) fileChanges(tool string, files []event.FileChange) {
 	if t.level < Normal || len(files) == 0 {
 		return
 	}
 	var others []string
 	for _, f := range files {
-		if f.Diff == "" {
+		switch {
+		case f.Diff != "" && t.level >= Verbose:
+			t.diffBox(f)
+		case f.Diff != "":
+			t.diffLines(f.Diff)
+		case t.level < Verbose && f.Change == "added" && (tool == tools.WriteFile || tool == tools.FindAndReplace):
+			// The file the tool created: its line names it.
+		default:
 			others = append(others, f.Change+" "+f.Path)
-			continue
 		}
-		limit := diffLines
-		if t.level >= Verbose {
-			limit = 0
-		}
-		var lines []string
-		var colours []*color.Color
-		for _, l := range DiffLines(f.Diff, limit) {
-			c := (*color.Color)(nil)
-			switch l.Kind {
-			case DiffAdded:
-				c = t.green
-			case DiffRemoved:
-				c = t.red
-			case DiffHunk:
-				c = t.cyan
-			case DiffHeader, DiffMore:
-				c = t.dim
-			}
-			for _, w := range wrap(l.Text, t.innerWidth()) {
-				lines, colours = append(lines, w), append(colours, c)
-			}
-		}
-		t.boxLines("Diff: "+f.Path, t.cyan, lines, colours)
 	}
 	if len(others) > 0 {
-		t.line(t.dim.Sprint("changed: " + strings.Join(others, ", ")))
+		indent := ""
+		if t.level < Verbose {
+			indent = "  "
+		}
+		t.line(t.dim.Sprint(t.clip(indent+"changed: "+strings.Join(others, ", "), 0)))
 	}
+}
+
+// diffColour is the colour of a diff line of kind k.
+func (t *Terminal) diffColour(k DiffKind) *color.Color {
+	switch k {
+	case DiffAdded:
+		return t.green
+	case DiffRemoved:
+		return t.red
+	case DiffHunk:
+		return t.cyan
+	case DiffHeader, DiffMore:
+		return t.dim
+	}
+	return nil
+}
+
+// diffBox shows an edit's whole diff in a box (verbose mode).
+func (t *Terminal) diffBox(f event.FileChange) {
+	var lines []string
+	var colours []*color.Color
+	for _, l := range DiffLines(f.Diff, 0) {
+		c := t.diffColour(l.Kind)
+		for _, w := range wrap(l.Text, t.innerWidth()) {
+			lines, colours = append(lines, w), append(colours, c)
+		}
+	}
+	t.boxLines("Diff: "+f.Path, t.cyan, lines, colours)
 }

@@ -40,8 +40,10 @@ func numbered(n int) string {
 	return strings.Join(lines, "\n")
 }
 
-// A long result shows its first and its last lines, the count of those
-// between them, and caps what the box shows on the screen, after wrapping.
+// A failed result shows, on the calm screen, its first line in the
+// tool's line and its last lines, counted on the screen after wrapping,
+// with how many came between; verbose mode's box shows it whole. /last
+// keeps the whole.
 func TestLongResultsKeepHeadAndTail(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
@@ -49,11 +51,11 @@ func TestLongResultsKeepHeadAndTail(t *testing.T) {
 		output string
 		want   []string
 		not    []string
-		rows   int // box content rows
+		rows   int // lines drawn
 	}{
-		{"short", numbered(10), []string{"line 1 ", "line 10 "}, []string{"lines …"}, 10},
-		{"long", numbered(30), []string{"line 1 ", "line 4 ", "… 21 lines …", "line 26 ", "line 30 "}, []string{"line 5 ", "line 25 "}, 10},
-		{"one very long line", "error at the end: " + strings.Repeat("x", 2000) + " FAIL", []string{"error at the end", "FAIL", "lines …"}, nil, 10},
+		{"short", numbered(6), []string{"✗ COMMAND go test · line 1\n", "│ line 2\n", "│ line 6\n"}, []string{"above"}, 6},
+		{"long", numbered(30), []string{"✗ COMMAND go test · line 1\n", "│ … 24 lines above\n", "│ line 26\n", "│ line 30\n"}, []string{"line 5\n", "line 25\n"}, 7},
+		{"one very long line", "error at the end: " + strings.Repeat("x", 2000) + " FAIL", []string{"· error at the end", "FAIL\n", "lines above"}, nil, 7},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -71,23 +73,61 @@ func TestLongResultsKeepHeadAndTail(t *testing.T) {
 					t.Errorf("shows %q:\n%s", n, got)
 				}
 			}
-			if rows := strings.Count(got, "\n") - 2; rows != tt.rows {
-				t.Errorf("%d rows in the box, want %d:\n%s", rows, tt.rows, got)
+			if rows := strings.Count(got, "\n"); rows != tt.rows {
+				t.Errorf("%d lines, want %d:\n%s", rows, tt.rows, got)
+			}
+			for _, l := range strings.Split(strings.TrimRight(got, "\n"), "\n") {
+				if w := uniseg.StringWidth(l); w >= 60 {
+					t.Errorf("a line of %d columns: %q", w, l)
+				}
 			}
 			last, ok := term.Last()
 			if !ok || last.Output != tt.output || last.Title != "COMMAND go test" {
 				t.Errorf("/last would show %+v", last)
 			}
+			buf.Reset()
+			NewTerminal(&Streams{Err: &buf, Width: 60, Unicode: true}, Verbose).Emit(event.ToolFinished{Input: "go test",
+				Result: tools.Result{Tool: "COMMAND", OK: false, Output: tt.output}})
+			if got := buf.String(); !strings.Contains(got, "Result: failed") || tt.name == "long" && !strings.Contains(got, "│ line 15 ") {
+				t.Errorf("verbose does not show the whole result:\n%s", got)
+			}
 		})
 	}
 }
 
+// A result cut for the model says what the model did not see, and where
+// the whole output is: on the calm screen under the tool's line, in
+// verbose mode under the box (a line of its own: the path copies whole). Before, a box's own cap ("… 737
+// lines …") hid the cut, and the saved file's path was not shown.
+func TestCutResultSaysWhatTheModelDidNotSee(t *testing.T) {
+	t.Parallel()
+	output := "Command failed (exit code 1).\nline 1\nline 2\n[… 52.3 KB cut (2257 lines of 62.0 KB in all, 3000 lines) … full output saved in /home/ada/.dev/sessions/x/output/command-1.log]\nline 2999\nFAIL"
+	want := "… 2,257 lines (52.3 KB) not sent to the model; whole output: /home/ada/.dev/sessions/x/output/command-1.log"
+	for _, ok := range []bool{false, true} {
+		var buf bytes.Buffer
+		NewTerminal(&Streams{Err: &buf, Width: 140, Unicode: true}, Normal).Emit(event.ToolFinished{Input: "seq 3000",
+			Result: tools.Result{Tool: "COMMAND", OK: ok, Output: output}})
+		got := buf.String()
+		if !strings.Contains(got, "\n  "+want+"\n") {
+			t.Errorf("ok %v: the calm screen lacks %q:\n%s", ok, want, got)
+		}
+		if !ok && (!strings.Contains(got, "│ FAIL\n") || strings.Contains(got, "[… 52.3 KB cut")) {
+			t.Errorf("the last lines, without the note the cut's line says:\n%s", got)
+		}
+		buf.Reset()
+		NewTerminal(&Streams{Err: &buf, Width: 140, Unicode: true}, Verbose).Emit(event.ToolFinished{Input: "seq 3000",
+			Result: tools.Result{Tool: "COMMAND", OK: ok, Output: output}})
+		if got := buf.String(); !strings.Contains(got, "┘\n  "+want+"\n") {
+			t.Errorf("ok %v: the verbose box is not followed by %q:\n%s", ok, want, got)
+		}
+	}
+}
+
 // The task list is drawn whole when tasks come or go, and only the tasks
-// whose status moved otherwise.
+// whose status moved otherwise: on the calm screen side by side, in
+// verbose mode in a box, a moved task a line.
 func TestTaskListShownWhenItChanged(t *testing.T) {
 	t.Parallel()
-	var buf bytes.Buffer
-	term := NewTerminal(&Streams{Err: &buf, Width: 60}, Normal)
 	tasks := func(marks ...parser.Status) parser.Response {
 		texts := []string{"look", "write", "test"}
 		r := parser.Response{HasTaskList: true}
@@ -96,6 +136,8 @@ func TestTaskListShownWhenItChanged(t *testing.T) {
 		}
 		return r
 	}
+	var buf bytes.Buffer
+	term := NewTerminal(&Streams{Err: &buf, Width: 60}, Verbose)
 	term.Emit(event.ReplyParsed{Response: tasks(parser.InProgress, parser.Pending)})
 	if got := buf.String(); strings.Count(got, "Task List") != 1 {
 		t.Fatalf("first list:\n%s", got)
@@ -113,6 +155,31 @@ func TestTaskListShownWhenItChanged(t *testing.T) {
 	term.Emit(event.ReplyParsed{Response: tasks(parser.Complete, parser.InProgress, parser.Pending)})
 	if got := buf.String(); strings.Count(got, "Task List") != 1 || !strings.Contains(got, "[ ] test") {
 		t.Errorf("a task came:\n%s", got)
+	}
+
+	buf.Reset()
+	term = NewTerminal(&Streams{Err: &buf, Width: 60}, Normal)
+	for _, step := range []struct {
+		reply parser.Response
+		want  string
+	}{
+		{tasks(parser.InProgress, parser.Pending), "  [~] look  [ ] write\n"},
+		{tasks(parser.InProgress, parser.Pending), ""},
+		{tasks(parser.Complete, parser.InProgress), "  [x] look  [~] write\n"},
+		{tasks(parser.Complete, parser.Complete), "  [x] write\n"},
+		{tasks(parser.Complete, parser.Complete, parser.Pending), "  [x] look  [x] write  [ ] test\n"},
+	} {
+		buf.Reset()
+		term.Emit(event.ReplyParsed{Response: step.reply})
+		if got := buf.String(); got != step.want {
+			t.Errorf("calm: %q, want %q", got, step.want)
+		}
+	}
+	buf.Reset()
+	term = NewTerminal(&Streams{Err: &buf, Width: 24}, Normal)
+	term.Emit(event.ReplyParsed{Response: tasks(parser.InProgress, parser.Pending, parser.Pending)})
+	if got := buf.String(); got != "  [~] look  [ ] write\n  [ ] test\n" {
+		t.Errorf("calm at 24 columns: %q", got)
 	}
 }
 
@@ -176,7 +243,7 @@ func TestFramesFollowAResize(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
 	width := 80
-	term := NewTerminal(&Streams{Err: &buf, Width: 80, Unicode: true, WidthNow: func() int { return width }}, Normal)
+	term := NewTerminal(&Streams{Err: &buf, Width: 80, Unicode: true, WidthNow: func() int { return width }}, Verbose)
 	term.Emit(event.ToolStarted{Tool: "READ_FILE", Input: "a.go"})
 	width = 50
 	term.Emit(event.ToolStarted{Tool: "READ_FILE", Input: "b.go"})
@@ -227,8 +294,19 @@ func TestLiveThoughtsAndTokens(t *testing.T) {
 	}
 	term.Emit(event.ReplyParsed{Agent: event.Worker, Response: parser.Response{Thoughts: "First I read the file."}})
 	after := strings.TrimPrefix(buf.String(), shown)
-	if !strings.HasPrefix(after, "\r\x1b[1A\x1b[J┌─ ") {
-		t.Errorf("the live part (2 lines) is not erased before the box: %q", after)
+	if !strings.HasPrefix(after, "\r\x1b[1A\x1b[J\x1b[2m  First I read the file.\x1b[22m\n") {
+		t.Errorf("the live part (2 lines) is not erased before the thoughts' line: %q", after)
+	}
+
+	buf = syncBuffer{}
+	term = NewTerminal(&Streams{Err: &buf, Width: 60, Unicode: true, ErrTTY: true, Color: true}, Verbose)
+	term.Emit(event.RequestStarted{Agent: event.Worker, Step: 1})
+	term.Emit(event.Streaming{Agent: event.Worker, Content: "# Agent Response\n\n## Thoughts\nFirst I read the file.", Tokens: 9, Estimated: true})
+	term.redraw()
+	shown = buf.String()
+	term.Emit(event.ReplyParsed{Agent: event.Worker, Response: parser.Response{Thoughts: "First I read the file."}})
+	if after := strings.TrimPrefix(buf.String(), shown); !strings.HasPrefix(after, "\r\x1b[1A\x1b[J┌─ ") {
+		t.Errorf("verbose: the live part (2 lines) is not erased before the box: %q", after)
 	}
 }
 
@@ -295,9 +373,19 @@ func TestLiveCommandOutput(t *testing.T) {
 			t.Errorf("escape codes without colour: %q", shown)
 		}
 		term.Emit(event.ToolFinished{Agent: event.Worker, Input: "go test ./...", Result: tools.Result{Tool: "COMMAND", OK: true, Output: "ok"}})
-		if after := strings.TrimPrefix(buf.String(), shown); !strings.Contains(after, "Result") {
-			t.Errorf("no result box after the command: %q", after)
+		if after := sanitize(strings.TrimPrefix(buf.String(), shown)); !strings.Contains(after, "✓ COMMAND go test ./...\n") {
+			t.Errorf("no result line after the command: %q", after)
 		}
+	}
+	var buf syncBuffer
+	term := NewTerminal(&Streams{Err: &buf, Width: 60, Unicode: true, ErrTTY: true, Color: true}, Verbose)
+	term.Emit(event.ToolStarted{Agent: event.Worker, Tool: "COMMAND", Input: "go test ./..."})
+	term.Emit(event.CommandOutput{Agent: event.Worker, Output: "output 1\n"})
+	term.redraw()
+	shown := buf.String()
+	term.Emit(event.ToolFinished{Agent: event.Worker, Input: "go test ./...", Result: tools.Result{Tool: "COMMAND", OK: true, Output: "ok"}})
+	if after := strings.TrimPrefix(buf.String(), shown); !strings.Contains(after, "Result") {
+		t.Errorf("verbose: no result box after the command: %q", after)
 	}
 }
 
@@ -346,5 +434,36 @@ func TestLiveAuditSurvivesRetriesAndCompression(t *testing.T) {
 	}
 	if i := strings.Index(got, "retrying"); i < 0 || !strings.Contains(got[i:strings.Index(got, "Compressing")], "Auditing the work...") {
 		t.Errorf("after a retry: %q", got)
+	}
+}
+
+// An edit's diff shows under its tool's line on the calm screen: no file
+// or first hunk header (the line names the file), a later hunk after an
+// ellipsis, capped; a file the edit created is named by its line alone; a
+// command's changes are one line.
+func TestCalmDiff(t *testing.T) {
+	t.Parallel()
+	diff := "diff --git a/a.go b/a.go\n--- a/a.go\n+++ b/a.go\n@@ -1,3 +1,3 @@\n package a\n-var x = 1\n+var x = 2\n@@ -20,2 +20,2 @@\n-var y = 1\n+var y = 2\n"
+	var buf bytes.Buffer
+	term := NewTerminal(&Streams{Err: &buf, Width: 60, Unicode: true}, Normal)
+	term.Emit(event.ToolFinished{Input: "a.go\n```find\n1\n```", Result: tools.Result{Tool: "FIND_AND_REPLACE_IN_FILE", OK: true, Output: "Replaced."},
+		Files: []event.FileChange{{Path: "a.go", Change: "modified", Diff: diff}}})
+	want := "✓ FIND_AND_REPLACE_IN_FILE a.go\n     package a\n    -var x = 1\n    +var x = 2\n    …\n    -var y = 1\n    +var y = 2\n"
+	if got := buf.String(); got != want {
+		t.Errorf("calm diff:\n%q\nwant\n%q", got, want)
+	}
+	buf.Reset()
+	term.Emit(event.ToolFinished{Input: "\"b.go\"\n```\npackage b\n```", Result: tools.Result{Tool: "WRITE_FILE", OK: true, Output: "Created."},
+		Files: []event.FileChange{{Path: "b.go", Change: "added"}}})
+	term.Emit(event.ToolFinished{Input: "make", Result: tools.Result{Tool: "COMMAND", OK: true, Output: "Command succeeded (exit code 0)."},
+		Files: []event.FileChange{{Path: "out.bin", Change: "added"}, {Path: "a.go", Change: "modified"}}})
+	if got, want := buf.String(), "✓ WRITE_FILE b.go\n✓ COMMAND make\n  changed: added out.bin, modified a.go\n"; got != want {
+		t.Errorf("files changed:\n%q\nwant\n%q", got, want)
+	}
+	long := "@@ -1,1 +1,20 @@\n" + strings.Repeat("+line\n", 20)
+	buf.Reset()
+	term.Emit(event.ToolFinished{Input: "c.go", Result: tools.Result{Tool: "WRITE_FILE", OK: true}, Files: []event.FileChange{{Path: "c.go", Change: "modified", Diff: long}}})
+	if got := buf.String(); strings.Count(got, "+line") != diffLines || !strings.Contains(got, "… 8 more lines (--verbose shows all)") {
+		t.Errorf("a long diff is not capped:\n%s", got)
 	}
 }

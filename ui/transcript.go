@@ -15,27 +15,38 @@ import (
 )
 
 // ShowSession writes a stored session as the terminal showed it while it
-// ran (dev sessions show): each request, the model's thoughts, task-list
-// changes, tools and their results, the audits, the answers, compressions
-// and interruptions. Only what a session keeps can be shown: failed
-// attempts, the audit's own steps and streamed reasoning are not stored.
-// out is described by s (its width, colour and character set).
-func ShowSession(s *Streams, sess *sessions.Session) {
-	t := NewTerminal(&Streams{Err: s.Out, Width: s.TermWidth(), WidthNow: s.WidthNow, Color: s.OutColor, Unicode: s.Unicode}, Normal)
+// ran (dev sessions show), on the calm screen: each request, the model's
+// thoughts, task-list changes, tools and their results, the audits, the
+// answers, compressions and interruptions. Only what a session keeps can
+// be shown: failed attempts, the audit's own steps and streamed reasoning
+// are not stored. out is described by s (its width, colour and character
+// set); level Verbose draws the boxes of dev -v.
+func ShowSession(s *Streams, sess *sessions.Session, level Verbosity) {
+	t := NewTerminal(&Streams{Err: s.Out, Width: s.TermWidth(), WidthNow: s.WidthNow, Color: s.OutColor, Unicode: s.Unicode}, max(level, Normal))
 	t.ShowAnswer(s.Out, &Markdown{Color: s.OutColor, Unicode: s.Unicode})
 	t.Emit(event.SessionStarted{ID: sess.ID, Model: sess.Model, Dir: sess.WorkingDirectory})
-	audits := sess.Audits
-	rejected := sessions.RejectedBefore(sess)
+	t.replay(history.Read(sess.History), sessions.RejectedBefore(sess), sess.Audits)
+	t.transcriptEnd(sess)
+}
+
+// replay shows the entries of a history as the terminal showed them: the
+// replies dev rejected before each reply (rejected, by the number of
+// replies before them; nil: none known) and the audits of its DONEs, in
+// order.
+func (t *Terminal) replay(entries []history.Entry, rejected map[int][]sessions.Request, audits []sessions.Audit) {
 	var calls []parser.ToolCall // of the last reply, to pair with its results
 	replies := 0                // assistant messages so far
-	entries := history.Read(sess.History)
 	for i, e := range entries {
 		switch e.Kind {
 		case history.KindReply:
 			t.rejected(rejected[replies])
 			replies++
 			if e.Err != nil {
-				t.Box("Reply", e.Message.Content)
+				if t.level >= Verbose {
+					t.Box("Reply", e.Message.Content)
+				} else {
+					t.note("a reply not in the expected format: " + textfmt.FirstLine(e.Message.Content))
+				}
 				calls = nil
 				continue
 			}
@@ -55,7 +66,11 @@ func ShowSession(s *Streams, sess *sessions.Session) {
 		case history.KindSummary:
 			t.mu.Lock()
 			t.line(t.cyan.Sprint(t.sym.compress + " the conversation was compressed here; the model went on from this summary:"))
-			t.box("Context summary", t.cyan, t.capped(e.Message.Content, resumeLines, 0), t.dim)
+			if t.level >= Verbose {
+				t.box("Context summary", t.cyan, e.Message.Content, t.dim)
+			} else {
+				t.summaryLines(e.Compressed.Summary)
+			}
 			t.mu.Unlock()
 		case history.KindResults:
 			for i, r := range e.Results {
@@ -72,14 +87,50 @@ func ShowSession(s *Streams, sess *sessions.Session) {
 		case history.KindShell:
 			// The user's own command: no reply called it.
 			for _, r := range e.Results {
-				t.Emit(event.ToolFinished{Agent: event.Worker, Result: tools.FromHistory(r)})
+				t.shell(e.Command, tools.FromHistory(r))
 			}
 		default: // an interruption, a format error, a message of another kind
 			t.note(e.Message.Content)
 		}
 	}
 	t.rejected(rejected[replies])
-	t.transcriptEnd(sess)
+}
+
+// shell shows a command the user ran (!) as the prompt showed it: the
+// command typed, then its output (its last lines on the calm screen).
+// Histories of versions that did not keep the command say only that one
+// ran.
+func (t *Terminal) shell(command string, r tools.Result) {
+	if command == "" {
+		command = " (a command; this session did not keep which)"
+	}
+	t.request("!" + command)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.last = LastResult{Title: "!" + command, Output: r.Output}
+	if t.level >= Verbose {
+		t.resultBox(r)
+		return
+	}
+	if !r.OK {
+		t.line(t.red.Sprint(t.fit("  "+t.sym.fail+" "+textfmt.FirstLine(r.Output), t.width-1)))
+	}
+	cut, isCut := tools.CutOf(r.Output)
+	t.lastLines(r.Output, cut.Note)
+	if isCut {
+		t.line(t.yellow.Sprint("  " + t.cutText(cut)))
+	}
+}
+
+// summaryLines shows the first lines of a compression's summary, dim.
+func (t *Terminal) summaryLines(summary string) {
+	lines := wrap(strings.TrimSpace(summary), max(8, t.width-5))
+	if n := len(lines) - resumeLines; n > 0 {
+		lines = append(lines[:resumeLines], t.sym.ellipsis+" "+textfmt.Count(n, "more line"))
+	}
+	for _, l := range lines {
+		t.line(t.dim.Sprint("  " + t.frame.vertical + " " + l))
+	}
 }
 
 // rejected shows replies dev could not use, as the terminal did while they
@@ -121,7 +172,7 @@ func (t *Terminal) request(text string) {
 	defer t.mu.Unlock()
 	t.line("")
 	for i, l := range strings.Split(text, "\n") {
-		prefix := "› "
+		prefix := t.sym.prompt + " "
 		if i > 0 {
 			prefix = "  "
 		}

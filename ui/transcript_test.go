@@ -41,7 +41,7 @@ func TestTranscriptShowsRejectedReplies(t *testing.T) {
 	}
 	sess.Requests[6].Rejected.Cut = true
 	var out bytes.Buffer
-	ShowSession(&Streams{Out: &out, Width: 80, Unicode: true}, sess)
+	ShowSession(&Streams{Out: &out, Width: 80, Unicode: true}, sess, Normal)
 	got := out.String()
 	order := []string{"Sure! one", "LIST_DIRECTORY", "Sure! two", "Sure! three", "READ_FILE", "Sure! four"}
 	at := -1
@@ -72,11 +72,12 @@ func TestShowSessionReadsKinds(t *testing.T) {
 	}
 	shell := llm.Message{Role: "user", Content: "The user ran a command in the working directory, for you to know:\n" +
 		`<tool_result tool="COMMAND" ok="true">` + "\n$ ls\nshell-output\n</tool_result>"}
-	show := func(sess *sessions.Session) string {
+	showAt := func(level Verbosity, sess *sessions.Session) string {
 		var out bytes.Buffer
-		ShowSession(&Streams{Out: &out, Width: 80, Unicode: true}, sess)
+		ShowSession(&Streams{Out: &out, Width: 80, Unicode: true}, sess, level)
 		return out.String()
 	}
+	show := func(sess *sessions.Session) string { return showAt(Verbose, sess) }
 	inOrder := func(t *testing.T, got string, want ...string) {
 		t.Helper()
 		at := -1
@@ -89,7 +90,7 @@ func TestShowSessionReadsKinds(t *testing.T) {
 		}
 	}
 
-	got := show(&sessions.Session{ID: "s1", Status: sessions.Complete,
+	s1 := &sessions.Session{ID: "s1", Status: sessions.Complete,
 		Audits: []sessions.Audit{{Verdict: "PASS", Steps: 1}, {Verdict: "PASS", Steps: 2}},
 		History: []llm.Message{
 			request("write a.go"),
@@ -102,9 +103,17 @@ func TestShowSessionReadsKinds(t *testing.T) {
 			template("RUN_TESTS", "all"),
 			{Role: "user", Content: `<tool_result tool="RUN_TESTS" ok="true">` + "\nPASS\n</tool_result>"},
 			template("DONE", "Second answer."),
-		}})
+		}}
+	got := show(s1)
 	inOrder(t, got, "WRITE_FILE", "Created a.go", "shell-output", "audit passed (1 step)", "First answer.", "shell-output",
 		"run the tests", "RUN_TESTS", "PASS", "audit passed (2 steps)", "Second answer.")
+	// The calm screen: a line per tool, the user's command with its output.
+	calm := showAt(Normal, s1)
+	inOrder(t, calm, "› write a.go", "✓ WRITE_FILE a.go\n", "› ! (a command; this session did not keep which)", "│ shell-output",
+		"audit passed (1 step)", "First answer.", "│ shell-output", "› run the tests", "✓ RUN_TESTS all\n", "audit passed (2 steps)", "Second answer.")
+	if strings.Contains(calm, "┌─") {
+		t.Errorf("boxes on the calm screen:\n%s", calm)
+	}
 	if n := strings.Count(got, "WRITE_FILE"); n != 1 {
 		t.Errorf("WRITE_FILE shown %d times, want once (a command the user ran is no result of it):\n%s", n, got)
 	}
@@ -124,5 +133,25 @@ func TestShowSessionReadsKinds(t *testing.T) {
 	inOrder(t, got, "› go", "interrupted the audit", "› again", "audit passed (2 steps)", "Accepted.")
 	if strings.Contains(got, "Not accepted.") {
 		t.Errorf("the answer of a DONE whose audit was interrupted is shown:\n%s", got)
+	}
+}
+
+// A reply the history kept that is not in the template shows as a line on
+// the calm screen, in a box with -v.
+func TestShowSessionRawReply(t *testing.T) {
+	t.Parallel()
+	sess := &sessions.Session{ID: "s3", Status: sessions.Failed, History: []llm.Message{
+		{Role: "user", Content: "<user_request>\ngo\n</user_request>"},
+		{Role: "assistant", Content: "Sure! Here is a script.\nprint(1)"},
+	}}
+	var out bytes.Buffer
+	ShowSession(&Streams{Out: &out, Width: 80, Unicode: true}, sess, Normal)
+	if got := out.String(); !strings.Contains(got, "! a reply not in the expected format: Sure! Here is a script.\n") || strings.Contains(got, "┌─") {
+		t.Errorf("calm:\n%s", got)
+	}
+	out.Reset()
+	ShowSession(&Streams{Out: &out, Width: 80, Unicode: true}, sess, Verbose)
+	if got := out.String(); !strings.Contains(got, "┌─ Reply") || !strings.Contains(got, "│ print(1) ") {
+		t.Errorf("verbose:\n%s", got)
 	}
 }

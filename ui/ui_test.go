@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/devagent/dev/audit"
 	"github.com/devagent/dev/event"
+	"github.com/devagent/dev/history"
+	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/tools"
 	"github.com/rivo/uniseg"
@@ -157,8 +160,12 @@ func TestTerminalColour(t *testing.T) {
 	if got := render(Normal, &Streams{Width: 80, Unicode: true}); strings.Contains(got, "\x1b[") {
 		t.Errorf("escape codes without colour:\n%q", got)
 	}
-	if got := render(Normal, &Streams{Width: 80, Unicode: true, Color: true}); !strings.Contains(got, "\x1b[31m") || !strings.Contains(got, "\x1b[1;33mTool: READ_FILE") {
+	if got := render(Verbose, &Streams{Width: 80, Unicode: true, Color: true}); !strings.Contains(got, "\x1b[31m") || !strings.Contains(got, "\x1b[1;33mTool: READ_FILE") {
 		t.Errorf("no colours with Color set:\n%q", got)
+	}
+	if got := render(Normal, &Streams{Width: 80, Unicode: true, Color: true}); !strings.Contains(got, "\x1b[31m✗\x1b[0m \x1b[1mCOMMAND") ||
+		!strings.Contains(got, "\x1b[32m✓\x1b[0m \x1b[1mREAD_FILE") || !strings.Contains(got, "\x1b[2m  Read the file first.") {
+		t.Errorf("no colours on the calm screen with Color set:\n%q", got)
 	}
 }
 
@@ -329,15 +336,68 @@ func TestTerminalAudit(t *testing.T) {
 	}
 }
 
+// A resumed session shows where it stood: its last request, the steps
+// since as the calm screen shows them, its last answer (the DONE summary,
+// rendered; never the thoughts), its task list, and how its last run ended
+// and when.
 func TestTerminalResumedGolden(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
+	now := time.Date(2026, 3, 16, 12, 0, 0, 0, time.UTC)
 	term := NewTerminal(&Streams{Err: &buf, Width: 60, Unicode: true}, Normal)
+	term.now = func() time.Time { return now }
+	read := parser.ToolCall{Name: "READ_FILE", Input: "\"main.go\""}
+	tasks := []parser.Task{{Status: parser.Complete, Text: "add the flag"}, {Status: parser.Pending, Text: "document it"}}
+	recent := []llm.Message{
+		history.Request("add a --verbose flag"),
+		history.Reply(parser.Response{Thoughts: "Read main.go first.", Tools: []parser.ToolCall{read}}),
+		history.Results([]parser.ToolCall{read}, []history.ToolResult{{Tool: "READ_FILE", OK: true, Output: "main.go (3 lines)\npackage main"}}, ""),
+		history.Reply(parser.Response{Thoughts: "The flag is in; the thoughts are not the answer.", HasTaskList: true, Tasks: tasks,
+			Tools: []parser.ToolCall{{Name: "DONE", Input: "Added the flag to `main.go`; **go test** passes."}}}),
+	}
 	term.Emit(event.SessionStarted{ID: "abc", Resumed: true, Model: "m", Dir: "/p",
-		LastRequest: "add a --verbose flag", LastAnswer: "Added the flag to main.go; go test passes.",
-		Tasks: []parser.Task{{Status: parser.Complete, Text: "add the flag"}, {Status: parser.Pending, Text: "document it"}}})
+		LastRequest: "add a --verbose flag", LastAnswer: "Added the flag to `main.go`; **go test** passes.", Recent: recent,
+		LastStatus: "complete", LastUsed: now.Add(-50 * time.Hour), Tasks: tasks})
 	// The same task list again is not shown twice.
-	term.Emit(event.ReplyParsed{Response: parser.Response{HasTaskList: true,
-		Tasks: []parser.Task{{Status: parser.Complete, Text: "add the flag"}, {Status: parser.Pending, Text: "document it"}}}})
-	golden(t, "terminal-resumed-60", buf.String())
+	term.Emit(event.ReplyParsed{Response: parser.Response{HasTaskList: true, Tasks: tasks}})
+	got := buf.String()
+	golden(t, "terminal-resumed-60", got)
+	if strings.Count(got, "Added the flag") != 1 || strings.Contains(got, "┌─") {
+		t.Errorf("the answer once, no box:\n%s", got)
+	}
+	// /last shows the session's last tool result.
+	if last, ok := term.Last(); !ok || last.Title != "READ_FILE \"main.go\"" || last.Output != "main.go (3 lines)\npackage main" {
+		t.Errorf("/last after a resume: %+v, %v", last, ok)
+	}
+}
+
+// A resumed session's view fits the screen, however long its last request
+// ran: the steps are cut first, then the answer.
+func TestTerminalResumedFitsTheScreen(t *testing.T) {
+	t.Parallel()
+	recent := []llm.Message{history.Request(strings.Repeat("a long request line\n", 20))}
+	for i := range 60 {
+		call := parser.ToolCall{Name: "COMMAND", Input: fmt.Sprintf("echo step %d", i)}
+		recent = append(recent, history.Reply(parser.Response{Thoughts: fmt.Sprintf("Step %d.", i), Tools: []parser.ToolCall{call}}),
+			history.Results([]parser.ToolCall{call}, []history.ToolResult{{Tool: "COMMAND", OK: i%7 != 0, Output: "Command failed (exit code 1).\n" + numbered(20)}}, ""))
+	}
+	answer := strings.Repeat("A line of the answer.\n\n", 40)
+	for _, height := range []int{15, 24, 50} {
+		var buf bytes.Buffer
+		term := NewTerminal(&Streams{Err: &buf, Width: 80, Unicode: true, HeightNow: func() int { return height }}, Normal)
+		term.Emit(event.SessionStarted{ID: "abc", Resumed: true, Model: "m", Dir: "/p", LastRequest: strings.Repeat("a long request line\n", 20),
+			LastAnswer: answer, Recent: recent, LastStatus: "complete"})
+		got := buf.String()
+		if n := strings.Count(got, "\n") + 2; n > height { // and the help's line and the prompt
+			t.Errorf("height %d: %d lines:\n%s", height, n, got)
+		}
+		for _, want := range []string{"a long request line", "earlier lines (dev sessions show has them all)", "A line of the answer.", "✓ last run: done"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("height %d: lacks %q:\n%s", height, want, got)
+			}
+		}
+		if height == 50 && !strings.Contains(got, "✓ COMMAND echo step 59") {
+			t.Errorf("the last step is not shown:\n%s", got)
+		}
+	}
 }

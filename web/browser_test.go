@@ -208,6 +208,12 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("the session page does not show %q", want)
 		}
 	}
+	// The answer is rendered: bold text and a table, in the page's style.
+	answer := eval(`(() => { const a = document.querySelector('#transcript .box.answer');
+		return [a.querySelector('strong').textContent, a.querySelector('table td code').textContent, getComputedStyle(a.querySelector('strong')).fontWeight].join('|'); })()`)
+	if got := fmt.Sprint(answer); got != "returned|return err|700" {
+		t.Errorf("the answer is not rendered as markdown: %q", got)
+	}
 	// The chart is drawn: each request's bar has marks with an area on
 	// screen, filled by the page's style sheet (not the default black).
 	bars := eval(`Array.from(document.querySelectorAll('.chart svg g.bar')).filter(g => Array.from(g.querySelectorAll('rect')).some(r => {
@@ -255,9 +261,27 @@ func TestBrowser(t *testing.T) {
 	if !strings.Contains(text(), hostile[:40]) {
 		t.Error("the hostile text is not shown as text")
 	}
+	if got := fmt.Sprint(eval(`document.querySelectorAll('#transcript .box.answer script, #transcript .box.answer [onclick], #transcript a[href^="javascript"]').length`)); got != "0" {
+		t.Errorf("the hostile answer holds %s scripts, handlers or script links", got)
+	}
 	do("listing with the hostile session", chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS(".sessions li")))
 	if pwned := eval(`window.__pwned === undefined`); pwned != true {
 		t.Error("the hostile session ran a script in the list")
+	}
+
+	// After /undo: the rewind said where it was, the requests numbered as
+	// the history holds them, no diff of what was undone, the user's
+	// command shown.
+	saveAsIs(t, store, rewoundSession())
+	do("opening the rewound session", chromedp.Navigate(base+"/s/"+rewoundID), chromedp.WaitVisible(chromedp.CSS("#changes")))
+	body = text()
+	for _, want := range []string{"↶ rewound to checkpoint 2", "Request 2", "$ ls -l", "request 2 · step 1 · WRITE_FILE c.txt", "were undone by a rewind"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the rewound session does not show %q", want)
+		}
+	}
+	if strings.Contains(body, "b.txt") {
+		t.Error("the rewound session shows the undone change")
 	}
 
 	mu.Lock()

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/devagent/dev/checkpoints"
 	"github.com/devagent/dev/sessions"
 )
 
@@ -20,9 +21,11 @@ type Diffs interface {
 type StepDiff struct {
 	Checkpoint int // the number of the checkpoint after the step
 	Time       time.Time
-	// Request is the 1-based number of the request in the session, Step
-	// the reply number within it (0 when unknown); Tool and Input (a
-	// one-line summary) name the tool whose run changed the files.
+	// Request is the 1-based number of the request in the session as the
+	// transcript numbers it (the page sets it from the session's
+	// checkpoints), Step the reply number within it (0 when unknown);
+	// Tool and Input (a one-line summary) name the tool whose run changed
+	// the files.
 	Request int
 	Step    int
 	Tool    string
@@ -65,6 +68,31 @@ type fileView struct {
 type diffLine struct {
 	Class string // add, del, hunk, meta, or "" for context
 	Text  string
+}
+
+// liveSteps are the steps whose changes no rewind undid, each numbered
+// with its request as the transcript numbers it now: a rewind took the
+// requests after its checkpoint out of the history. It says how many
+// steps' changes were undone.
+func liveSteps(sess *sessions.Session, steps []StepDiff) (live []StepDiff, undone int) {
+	if len(sess.Checkpoints) == 0 {
+		return steps, 0
+	}
+	filesUndone, requestsUndone := sess.Undone()
+	for _, s := range steps {
+		if filesUndone[s.Checkpoint] {
+			undone++
+			continue
+		}
+		s.Request = 0
+		for _, c := range sess.Checkpoints {
+			if c.Number < s.Checkpoint && c.Reason == checkpoints.BeforeRequest && !requestsUndone[c.Number] {
+				s.Request++
+			}
+		}
+		live = append(live, s)
+	}
+	return live, undone
 }
 
 func viewDiffs(steps []StepDiff) []diffView {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/devagent/dev/checkpoints"
 	"github.com/devagent/dev/history"
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/parser"
@@ -29,6 +30,7 @@ const hostile = `<script>window.__pwned=1</script><img src=x onerror="window.__p
 const (
 	richID    = "0b0f4d5e-7a1c-4f3e-9b2a-1c2d3e4f5a6b"
 	hostileID = "dddddddd-dddd-4ddd-8ddd-dddddddddddd"
+	rewoundID = "eeeeeeee-0000-4000-8000-00000000000e"
 )
 
 func reply(thoughts string, tasks []parser.Task, calls ...parser.ToolCall) llm.Message {
@@ -56,7 +58,7 @@ func richSession() *sessions.Session {
 	run := parser.ToolCall{Name: tools.Command, Input: "```bash\ngo test ./...\n```"}
 	write := parser.ToolCall{Name: tools.WriteFile, Input: "notes.md\n```markdown\n" + strings.Repeat("line of notes\n", 30) + "```"}
 	edit := parser.ToolCall{Name: tools.FindAndReplace, Input: "parse.go\n```find\nreturn nil\n```\n```replace\nreturn err\n```"}
-	done := parser.ToolCall{Name: tools.Done, Input: "Fixed the parser: errors are returned now."}
+	done := parser.ToolCall{Name: tools.Done, Input: "Fixed the parser: errors are **returned** now.\n\n| file | change |\n|---|---|\n| parse.go | `return err` |"}
 	feedback := "Overall: FAIL\nThe tests were not run after the edit.\nRun go test ./... and show it passes."
 	long := strings.Repeat("ok  \tgithub.com/x/y\t0.01s\n", 40)
 
@@ -123,9 +125,42 @@ func hostileSession() *sessions.Session {
 			reply(hostile, []parser.Task{{Status: parser.Pending, Text: hostile}}, call),
 			results([]parser.ToolCall{call}, []tools.Result{{Tool: tools.Command, Output: hostile, Attrs: [][2]string{{"path", hostile}}}}, hostile),
 			{Role: llm.RoleAssistant, Content: "not a template " + hostile},
+			reply("Done.", nil, parser.ToolCall{Name: tools.Done, Input: hostile + "\n\n[a link](javascript:window.__pwned=3) <b onclick=\"window.__pwned=4\">b</b>"}),
 		},
 		Audits:   []sessions.Audit{{Verdict: "FAIL", Feedback: hostile}},
 		Requests: []sessions.Request{{Timestamp: t0, Model: hostile, Purpose: hostile, PromptTokens: 10, CompletionTokens: 5}},
+	}
+}
+
+// rewoundSession was rewound by /undo: its second request ("write
+// b.txt") and the change it made are gone from its history; a command
+// the user ran (!) came before it; the third request followed.
+func rewoundSession() *sessions.Session {
+	write := func(path string) parser.ToolCall {
+		return parser.ToolCall{Name: tools.WriteFile, Input: path + "\n```\nx\n```"}
+	}
+	step := func(path string) []llm.Message {
+		c := write(path)
+		return []llm.Message{
+			reply("Write "+path+".", nil, c),
+			results([]parser.ToolCall{c}, []tools.Result{{Tool: tools.WriteFile, OK: true, Output: "Created " + path}}, ""),
+			reply("Done.", nil, parser.ToolCall{Name: tools.Done, Input: "Wrote `" + path + "`."}),
+		}
+	}
+	h := []llm.Message{request("write a.txt")}
+	h = append(h, step("a.txt")...)
+	h = append(h, history.Shell("ls -l", tools.Held([]tools.Result{{Tool: tools.Command, OK: true, Output: "Command succeeded (exit code 0).\na.txt"}})[0]))
+	h = append(h, request("write c.txt"))
+	h = append(h, step("c.txt")...)
+	cp := func(n int, r checkpoints.Reason) checkpoints.Checkpoint {
+		return checkpoints.Checkpoint{Number: n, Reason: r, Time: t0.Add(time.Duration(n) * time.Minute)}
+	}
+	return &sessions.Session{
+		ID: rewoundID, CreatedAt: t0, UpdatedAt: t0.Add(20 * time.Minute), WorkingDirectory: "/home/ann/notes",
+		OriginalPrompt: "write a.txt", Model: "qwen3-coder", Status: sessions.Complete, History: h,
+		Checkpoints: []checkpoints.Checkpoint{cp(0, checkpoints.BeforeRequest), cp(1, checkpoints.AfterTool), cp(2, checkpoints.BeforeRequest),
+			cp(3, checkpoints.AfterTool), cp(4, checkpoints.BeforeRewind), cp(5, checkpoints.BeforeRequest), cp(6, checkpoints.AfterTool)},
+		Rewinds: []sessions.Rewind{{Time: t0.Add(11 * time.Minute), To: 2, From: 4, Kept: 1, Undone: 1}},
 	}
 }
 
@@ -140,6 +175,17 @@ func (f fakeDiffs) Steps(_ context.Context, sess *sessions.Session) ([]StepDiff,
 	if sess.ID == hostileID {
 		return []StepDiff{{Checkpoint: 1, Tool: hostile, Input: hostile, Files: []FileDiff{{Path: hostile, Change: hostile,
 			Patch: "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-" + hostile + "\n+" + hostile + "\n"}}}}, nil
+	}
+	if sess.ID == rewoundID {
+		var steps []StepDiff
+		for _, c := range []struct {
+			n    int
+			path string
+		}{{1, "a.txt"}, {3, "b.txt"}, {6, "c.txt"}} {
+			steps = append(steps, StepDiff{Checkpoint: c.n, Step: 1, Tool: tools.WriteFile, Input: c.path,
+				Files: []FileDiff{{Path: c.path, Change: "added", Patch: "diff --git a/" + c.path + " b/" + c.path + "\nnew file mode 100644\n--- /dev/null\n+++ b/" + c.path + "\n@@ -0,0 +1 @@\n+x\n"}}})
+		}
+		return steps, nil
 	}
 	if sess.ID != richID {
 		return nil, nil

@@ -185,10 +185,13 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) {
 		page.DiffsNote = "This dev does not give the diffs of steps."
 	default:
 		steps, err := s.opts.Diffs.Steps(r.Context(), sess)
+		steps, undone := liveSteps(sess, steps)
 		page.Diffs = viewDiffs(steps)
 		switch {
 		case err != nil:
 			page.DiffsNote = "The diffs could not be read: " + err.Error()
+		case undone > 0:
+			page.DiffsNote = fmt.Sprintf("The changes of %s were undone by a rewind: they are not shown.", textfmt.Plural(undone, "step"))
 		case len(steps) == 0:
 			page.DiffsNote = "No step of this session changed a file (or it has no checkpoints)."
 		}

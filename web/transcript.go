@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"html/template"
 	"slices"
 	"strings"
 
@@ -19,6 +20,8 @@ const (
 	kindThought = "thoughts"
 	kindTasks   = "tasks"   // the task list, when it changed
 	kindTool    = "tool"    // a tool call and its input
+	kindAnswer  = "answer"  // a DONE's summary, rendered
+	kindShell   = "shell"   // a command the user ran (!)
 	kindResult  = "result"  // a tool's result
 	kindLine    = "line"    // one line: audit verdict, compression, warning, end of a request
 	kindSummary = "summary" // the summary that replaced a compressed history
@@ -50,6 +53,7 @@ type entry struct {
 	More  string // the whole body when it is longer than Text
 	Lines int    // lines of More
 	Tasks []parser.Task
+	HTML  template.HTML // an answer rendered (answerHTML)
 }
 
 // transcript rebuilds what the terminal showed of a session's runs from
@@ -60,7 +64,7 @@ type entry struct {
 // history does not keep (reasoning, warnings about the reply's form, the
 // auditor's steps) cannot be shown.
 func transcript(sess *sessions.Session) []entry {
-	b := &builder{sess: sess, auditUsed: make([]bool, len(sess.Audits)), numbered: true}
+	b := &builder{sess: sess, auditUsed: make([]bool, len(sess.Audits)), numbered: true, rewinds: sess.Rewinds}
 	entries := history.Read(sess.History)
 	b.matchPasses(entries)
 	rejected := sessions.RejectedBefore(sess)
@@ -86,6 +90,7 @@ func transcript(sess *sessions.Session) []entry {
 	b.flush()
 	b.rejected(rejected[replies])
 	b.endRequest(true)
+	b.rewound(-1)
 	return b.out
 }
 
@@ -144,6 +149,8 @@ type builder struct {
 	// passes maps the history index of a DONE that ended its request to
 	// the audit that passed it.
 	passes map[int]int
+	// rewinds are the session's rewinds not shown yet, oldest first.
+	rewinds []sessions.Rewind
 }
 
 func (b *builder) add(e entry) { b.out = append(b.out, e) }
@@ -163,6 +170,7 @@ func (b *builder) user(e history.Entry) {
 	switch e.Kind {
 	case history.KindRequest:
 		b.endRequest(false)
+		b.rewound(b.requests)
 		b.closed = false
 		b.requests++
 		title := "Request"
@@ -178,7 +186,11 @@ func (b *builder) user(e history.Entry) {
 		b.line(classWarn, "! reply not in the expected format: "+textfmt.FirstLine(e.Text), e.Text)
 		return
 	case history.KindShell:
-		b.line(classInfo, "! the user ran a command, for the model to know:", "")
+		command := e.Command
+		if command == "" {
+			command = "(a command; this session did not keep which)"
+		}
+		b.add(entry{Kind: kindShell, Title: "Command the user ran (!), for the model to know", Text: command})
 	}
 	for _, r := range e.Results {
 		b.result(r)
@@ -232,6 +244,10 @@ func (b *builder) flush() {
 }
 
 func (b *builder) tool(call parser.ToolCall) {
+	if call.Name == tools.Done {
+		b.add(entry{Kind: kindAnswer, Title: "DONE", HTML: answerHTML(call.Input)})
+		return
+	}
 	e := entry{Kind: kindTool, Title: "Tool: " + call.Name}
 	e.Text, e.More, e.Lines = clip(withoutFences(call.Input), inputLines)
 	b.add(e)
@@ -373,6 +389,33 @@ func (b *builder) endRequest(last bool) {
 		b.line(classDim, "… in progress, or ended without saving its status ("+steps+" so far)", "")
 	}
 	b.steps, b.lastDone = 0, false
+}
+
+// rewound shows the rewinds that left kept requests in the history,
+// before the request that follows them: the requests the history holds
+// are numbered as they are now, and what a rewind took out is said where
+// it was. kept -1 shows those left.
+func (b *builder) rewound(kept int) {
+	for len(b.rewinds) > 0 && (kept < 0 || b.rewinds[0].Kept <= kept) {
+		r := b.rewinds[0]
+		b.rewinds = b.rewinds[1:]
+		when := ""
+		if !r.Time.IsZero() {
+			when = " (" + r.Time.Local().Format("2006-01-02 15:04") + ")"
+		}
+		var text string
+		switch {
+		case r.FilesOnly:
+			text = fmt.Sprintf("↶ the files were rewound to checkpoint %d%s; the conversation went on as it was", r.To, when)
+		case r.Undone == 1:
+			text = fmt.Sprintf("↶ rewound to checkpoint %d%s: the request that followed was undone, with its changes to the files", r.To, when)
+		case r.Undone > 1:
+			text = fmt.Sprintf("↶ rewound to checkpoint %d%s: the %d requests that followed were undone, with their changes to the files", r.To, when, r.Undone)
+		default:
+			text = fmt.Sprintf("↶ rewound to checkpoint %d%s: the steps after it were undone, with their changes to the files", r.To, when)
+		}
+		b.line(classWarn, text, "")
+	}
 }
 
 // withoutFences drops the fence lines of a tool input: markup, not

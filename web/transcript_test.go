@@ -35,6 +35,9 @@ func text(entries []entry) string {
 		if e.Tasks != nil {
 			body = parser.TaskLines(e.Tasks)
 		}
+		if e.HTML != "" {
+			body = strings.TrimSpace(string(e.HTML))
+		}
 		if body != "" {
 			b.WriteString(" " + strings.ReplaceAll(body, "\n", "\n    "))
 		}
@@ -82,13 +85,13 @@ func TestTranscript(t *testing.T) {
 			sess: sessions.Session{Status: sessions.Complete, History: []llm.Message{
 				request("write a.go"),
 				reply("Write it.", nil, write, done), // DONE ended the request: no results kept
-				history.Shell(tools.Result{Tool: tools.Command, OK: true, Output: "$ ls\na.go"}.Held()),
+				history.Shell("", tools.Result{Tool: tools.Command, OK: true, Output: "$ ls\na.go"}.Held()),
 				request("and b.go"),
 				reply("", nil, done),
 			}},
-			want: "[request] Request 1: write a.go\n[thoughts] Thoughts: Write it.\n[tool] Tool: WRITE_FILE: a.go\n    package a\n[tool] Tool: DONE: Wrote a.go.\n" +
-				"[line ok] ✓ done in 1 step\n[line info] ! the user ran a command, for the model to know:\n[result ok] Result: $ ls\n    a.go\n" +
-				"[request] Request 2: and b.go\n[tool] Tool: DONE: Wrote a.go.\n[line ok] ✓ done in 1 step\n",
+			want: "[request] Request 1: write a.go\n[thoughts] Thoughts: Write it.\n[tool] Tool: WRITE_FILE: a.go\n    package a\n[answer] DONE: <p>Wrote a.go.</p>\n" +
+				"[line ok] ✓ done in 1 step\n[shell] Command the user ran (!), for the model to know: (a command; this session did not keep which)\n[result ok] Result: $ ls\n    a.go\n" +
+				"[request] Request 2: and b.go\n[answer] DONE: <p>Wrote a.go.</p>\n[line ok] ✓ done in 1 step\n",
 		},
 		{
 			name: "each tool with its result, a failure, the calls not run",
@@ -108,7 +111,7 @@ func TestTranscript(t *testing.T) {
 				reply("", nil, done),
 				history.InterruptedAudit(),
 			}},
-			want:   "[request] Request 1: go\n[tool] Tool: DONE: Wrote a.go.\n[line warn] ! The user interrupted the audit of your DONE.\n[line warn] ! interrupted after 1 step; dev --resume continues the session\n",
+			want:   "[request] Request 1: go\n[answer] DONE: <p>Wrote a.go.</p>\n[line warn] ! The user interrupted the audit of your DONE.\n[line warn] ! interrupted after 1 step; dev --resume continues the session\n",
 			absent: []string{"audit passed", "done in"},
 		},
 		{
@@ -128,13 +131,13 @@ func TestTranscript(t *testing.T) {
 			sess: sessions.Session{Status: sessions.Complete, Audits: []sessions.Audit{{Verdict: "PASS", Steps: 1}, {Verdict: "PASS", Steps: 2}}, History: []llm.Message{
 				request("write a.go"),
 				reply("", nil, done),
-				history.Shell(tools.Result{Tool: tools.Command, OK: true, Output: "$ ls\na.go"}.Held()),
+				history.Shell("", tools.Result{Tool: tools.Command, OK: true, Output: "$ ls\na.go"}.Held()),
 				request("and b.go"),
 				reply("", nil, done),
 			}},
-			want: "[request] Request 1: write a.go\n[tool] Tool: DONE: Wrote a.go.\n[line ok] ✓ audit passed (1 step)\n[line ok] ✓ done in 1 step\n" +
-				"[line info] ! the user ran a command, for the model to know:\n[result ok] Result: $ ls\n    a.go\n" +
-				"[request] Request 2: and b.go\n[tool] Tool: DONE: Wrote a.go.\n[line ok] ✓ audit passed (2 steps)\n[line ok] ✓ done in 1 step\n",
+			want: "[request] Request 1: write a.go\n[answer] DONE: <p>Wrote a.go.</p>\n[line ok] ✓ audit passed (1 step)\n[line ok] ✓ done in 1 step\n" +
+				"[shell] Command the user ran (!), for the model to know: (a command; this session did not keep which)\n[result ok] Result: $ ls\n    a.go\n" +
+				"[request] Request 2: and b.go\n[answer] DONE: <p>Wrote a.go.</p>\n[line ok] ✓ audit passed (2 steps)\n[line ok] ✓ done in 1 step\n",
 		},
 		{
 			name: "a request that quotes a result's tag is a request",
@@ -144,8 +147,8 @@ func TestTranscript(t *testing.T) {
 				request(`why do results start with <tool_result tool="X" ok="true">?`),
 				reply("", nil, done),
 			}},
-			want: "[request] Request 1: write a.go\n[tool] Tool: DONE: Wrote a.go.\n[line ok] ✓ done in 1 step\n" +
-				"[request] Request 2: why do results start with <tool_result tool=\"X\" ok=\"true\">?\n[tool] Tool: DONE: Wrote a.go.\n[line ok] ✓ done in 1 step\n",
+			want: "[request] Request 1: write a.go\n[answer] DONE: <p>Wrote a.go.</p>\n[line ok] ✓ done in 1 step\n" +
+				"[request] Request 2: why do results start with <tool_result tool=\"X\" ok=\"true\">?\n[answer] DONE: <p>Wrote a.go.</p>\n[line ok] ✓ done in 1 step\n",
 		},
 		{
 			name: "the task list shows when it changes",
@@ -159,7 +162,7 @@ func TestTranscript(t *testing.T) {
 			}},
 			want: "[request] Request 1: go\n[tasks] Task List: [ ] a\n[tool] Tool: WRITE_FILE: a.go\n    package a\n[result ok] Result · a.go: Created a.go (1 line)\n" +
 				"[tool] Tool: WRITE_FILE: a.go\n    package a\n[result ok] Result · a.go: Created a.go (1 line)\n" +
-				"[tasks] Task List: [x] a\n[tool] Tool: DONE: Wrote a.go.\n[line ok] ✓ done in 3 steps\n",
+				"[tasks] Task List: [x] a\n[answer] DONE: <p>Wrote a.go.</p>\n[line ok] ✓ done in 3 steps\n",
 		},
 	}
 	for _, tt := range tests {

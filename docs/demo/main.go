@@ -1,7 +1,7 @@
 // Command demo serves a scripted model for the terminal recordings in
 // docs/ (made by docs/record.sh) and the README's quick start: a worker
-// that adds a function with a test, an auditor that checks it, then an
-// answer to a question. It prints the apiUrl to use, then serves until
+// that adds a function with a test in nine steps (the test fails first,
+// then the fix), an auditor that checks it, then an answer to a question. It prints the apiUrl to use, then serves until
 // interrupted. Requests that are not dev's worker or auditor (dev doctor's
 // probes) are answered aside, so that the script is not used up by them.
 package main
@@ -54,32 +54,48 @@ func reply(thoughts, tasks, tool, input string) llmtest.Response {
 
 const greet = "package hello\n\n// Greet says hello to name.\nfunc Greet(name string) string {\n\treturn \"Hello, \" + name + \"!\"\n}\n"
 
-const greetTest = "package hello\n\nimport \"testing\"\n\nfunc TestGreet(t *testing.T) {\n\tif got := Greet(\"Ada\"); got != \"Hello, Ada!\" {\n\t\tt.Errorf(\"Greet(Ada) = %q\", got)\n\t}\n}\n"
+const greetTest = "package hello\n\nimport \"testing\"\n\nfunc TestGreet(t *testing.T) {\n\tfor name, want := range map[string]string{\"Ada\": \"Hello, Ada!\", \"\": \"Hello, there!\"} {\n\t\tif got := Greet(name); got != want {\n\t\t\tt.Errorf(\"Greet(%q) = %q, want %q\", name, got, want)\n\t\t}\n\t}\n}\n"
 
+// tasks is the task list with the first done tasks complete and the next
+// in progress.
+func tasks(done int) string {
+	names := []string{"look at the project", "add Greet", "add a test", "run the tests"}
+	var lines []string
+	for i, n := range names {
+		mark := "[ ]"
+		switch {
+		case i < done:
+			mark = "[x]"
+		case i == done:
+			mark = "[~]"
+		}
+		lines = append(lines, mark+" "+n)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// script is the recorded session: a 9-step edit (a test fails, the fix,
+// the tests and go vet pass), its audit, then a question.
 func script() []llmtest.Response {
 	return []llmtest.Response{
-		reply("The user wants a Greet function with a test. First I look at the project.",
-			"[~] look at the project\n[ ] add Greet\n[ ] add a test\n[ ] run the tests",
-			"LIST_DIRECTORY", "."),
-		reply("A Go module named hello with no code yet. I add greet.go.",
-			"[x] look at the project\n[~] add Greet\n[ ] add a test\n[ ] run the tests",
-			"WRITE_FILE", "\"greet.go\"\n```go\n"+greet+"```"),
-		reply("Now a test for Greet.",
-			"[x] look at the project\n[x] add Greet\n[~] add a test\n[ ] run the tests",
-			"WRITE_FILE", "\"greet_test.go\"\n```go\n"+greetTest+"```"),
-		reply("Run the tests.",
-			"[x] look at the project\n[x] add Greet\n[x] add a test\n[~] run the tests",
-			"COMMAND", "go test ./..."),
-		reply("The test passes. Done.",
-			"[x] look at the project\n[x] add Greet\n[x] add a test\n[x] run the tests",
-			"DONE", "Added **Greet(name)** with a test:\n\n| file | what |\n|---|---|\n| greet.go | `Greet` returns \"Hello, name!\" |\n| greet_test.go | `TestGreet` checks it |\n\n`go test ./...` passes."),
+		reply("The user wants a Greet function with a test. First I look at the project.", tasks(0), "LIST_DIRECTORY", "."),
+		reply("A Go module with no code yet. I check its Go version.", tasks(0), "READ_FILE", "go.mod"),
+		reply("Go 1.22. I add greet.go.", tasks(1), "WRITE_FILE", "\"greet.go\"\n```go\n"+greet+"```"),
+		reply("Now a test, an empty name included.", tasks(2), "WRITE_FILE", "\"greet_test.go\"\n```go\n"+greetTest+"```"),
+		reply("Run the tests.", tasks(3), "COMMAND", "go test ./..."),
+		reply("An empty name needs a default: I fix Greet.", tasks(3), "FIND_AND_REPLACE_IN_FILE",
+			"greet.go\n```find\n\treturn \"Hello, \" + name + \"!\"\n```\n```replace\n\tif name == \"\" {\n\t\tname = \"there\"\n\t}\n\treturn \"Hello, \" + name + \"!\"\n```"),
+		reply("Run the tests again.", tasks(3), "COMMAND", "go test ./..."),
+		reply("They pass. go vet as well.", tasks(3), "COMMAND", "go vet ./..."),
+		reply("All clean. Done.", tasks(4), "DONE",
+			"Added **Greet(name)** in `greet.go`, with `TestGreet`; an empty name greets \"there\". `go test` and `go vet` pass."),
 		// The auditor.
 		reply("Check the function the agent says it wrote.", "", "READ_FILE", "\"greet.go\""),
 		reply("Run the tests myself.", "", "COMMAND", "go test ./..."),
 		reply("Greet exists, is tested, and the tests pass.", "", "DONE",
 			"| check | result |\n|---|---|\n| greet.go defines Greet | PASS |\n| go test ./... | PASS |\n\nOverall: PASS"),
 		// A question: answered without changes, so not audited.
-		reply("Greet concatenates; an empty name gives an empty greeting target.", "", "DONE",
-			"`Greet(\"\")` returns `\"Hello, !\"`: nothing checks for an empty name."),
+		reply("Greet gives an empty name a default.", "", "DONE",
+			"`Greet(\"\")` returns `\"Hello, there!\"`: an empty name is greeted as \"there\"."),
 	}
 }
