@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -35,6 +34,7 @@ import (
 	"github.com/devagent/dev/redact"
 	"github.com/devagent/dev/sandbox"
 	"github.com/devagent/dev/sessions"
+	"github.com/devagent/dev/shell"
 	"github.com/devagent/dev/step"
 	"github.com/devagent/dev/textfmt"
 	"github.com/devagent/dev/tools"
@@ -597,7 +597,7 @@ func (a *App) ResumeCommand() string {
 		cmd = "dev --session " + a.shortID()
 	}
 	if a.opts.DirGiven {
-		cmd += " -C " + shellQuote(a.sess.WorkingDirectory)
+		cmd += " -C " + shell.Quote(a.sess.WorkingDirectory)
 	}
 	return cmd
 }
@@ -612,16 +612,6 @@ func (a *App) shortID() string {
 		}
 	}
 	return id
-}
-
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
-		return !(r == '/' || r == '.' || r == '-' || r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
-	}) {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // Session is the session worked in. The caller reads it between runs.

@@ -17,6 +17,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/devagent/dev/procgroup"
+	"github.com/devagent/dev/shell"
 )
 
 // Server is one configured MCP server and what became of it.
@@ -331,18 +332,11 @@ func (s *Server) close() error {
 // commandLine writes a command and its arguments as a shell would show
 // them, for people.
 func commandLine(command string, args []string) string {
-	parts := []string{quoteArg(command)}
+	parts := []string{shell.Quote(command)}
 	for _, a := range args {
-		parts = append(parts, quoteArg(a))
+		parts = append(parts, shell.Quote(a))
 	}
 	return strings.Join(parts, " ")
-}
-
-func quoteArg(a string) string {
-	if a != "" && !strings.ContainsAny(a, " \t\n'\"\\$`") {
-		return a
-	}
-	return "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 }
 
 // seconds writes a duration as whole seconds, or milliseconds below one.

@@ -650,3 +650,14 @@ func Background(line string) (rest string, ok bool) {
 	}
 	return strings.TrimSpace(line[:at]), true
 }
+
+// Quote writes s as one word a POSIX shell reads back as s (for commands
+// dev shows people to copy: the resume command, an MCP server's command
+// line). A string no shell can hold (a NUL byte) is quoted as it is.
+func Quote(s string) string {
+	q, err := syntax.Quote(s, syntax.LangPOSIX)
+	if err != nil {
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	return q
+}

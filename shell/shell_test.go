@@ -473,3 +473,18 @@ func TestBackground(t *testing.T) {
 		}
 	}
 }
+
+// Quote's words read back, through the shell parser, as what was quoted.
+func TestQuote(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{"plain", "/home/ada/my project", "it's", "$HOME", "a*b", "~", "", "tab\there", "#x", "back\\slash"} {
+		q := Quote(s)
+		words, _, err := Words("echo " + q)
+		if err != nil || len(words) != 2 || words[1] != s {
+			t.Errorf("Quote(%q) = %s, read back as %q (%v)", s, q, words, err)
+		}
+	}
+	if got := Quote("/home/ada/hello"); got != "/home/ada/hello" {
+		t.Errorf("a plain path is quoted: %s", got)
+	}
+}
