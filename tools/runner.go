@@ -21,8 +21,12 @@ const (
 	// before its process group is killed.
 	killGrace = bgproc.DefaultGrace
 	// pipeGrace is how long, after the command exits, its output is still
-	// read while a process it left behind holds the pipe open.
-	pipeGrace = 250 * time.Millisecond
+	// read while a process it left behind holds the pipe open. What the
+	// command printed before it exited is in the pipe already, but the
+	// goroutine copying it may wait for a core: on a loaded machine 250 ms
+	// lost a command's whole output (TestCommandResults, once in CI-like
+	// load), so a second.
+	pipeGrace = time.Second
 )
 
 // nonInteractive makes the usual prompting tools give up instead of waiting
