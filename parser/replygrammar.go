@@ -93,16 +93,26 @@ type GrammarOptions struct {
 	ReplyCap int
 }
 
-// FileLines bounds the lines of a file's content in a reply capped at
-// replyCap tokens: an eighth of the cap, so that a model repeating a short
-// line ends its block before the cap cuts the reply, while content of real
-// lines (eight tokens or more) reaches the cap first, as it would unbounded.
+// FileLines bounds the lines of each block of a file's content (WRITE_FILE's
+// block, the find and the replace block) in a reply capped at replyCap
+// tokens: a sixteenth of the cap, so that a model repeating a short line
+// (four or five tokens with its newline) ends a find and a replace block
+// of such lines well before the cap cuts the reply, while content of real
+// lines (sixteen tokens or more) reaches the cap first, as it would
+// unbounded. A reply holds at most one file tool (it ends the reply).
 // 0 (an unknown cap): no bound.
 func FileLines(replyCap int) int {
 	if replyCap <= 0 {
 		return 0
 	}
-	return min(max(replyCap/8, 64), 1000) // llama.cpp refuses a repetition past 2,000 rules
+	return min(max(replyCap/16, 32), 1000) // llama.cpp refuses a repetition past 2,000 rules
+}
+
+// endsReply reports whether a tool of shape s is the last of its reply, as
+// DONE is: a file tool, whose content is the longest part a reply may
+// hold, comes once, so that the reply's length stays within its cap.
+func endsReply(name string, s InputShape) bool {
+	return name == doneTool || s == InputFileBlock || s == InputFindReplace
 }
 
 // ReplyGrammar is the grammar of the replies that Parse accepts without a
@@ -123,7 +133,7 @@ func FileLines(replyCap int) int {
 //	{that tool's input shape}
 //
 // then more Tool Choice / Tool Input pairs, up to MaxToolCalls, none after
-// DONE's. With thinking, one <think>…</think> block may come first: a
+// DONE's or a file tool's (endsReply). With thinking, one <think>…</think> block may come first: a
 // server may apply the grammar to the reasoning too (llama.cpp does,
 // before it splits the reasoning out).
 //
@@ -373,21 +383,28 @@ func (b *grammarBuilder) think() ref {
 }
 
 // calls are the Tool Choice / Tool Input pairs: up to MaxToolCalls tools,
-// DONE only last.
+// DONE and a file tool only last (endsReply).
 func (b *grammarBuilder) calls(tools []GrammarTool) expr {
 	choice := lit("\n## Tool Choice\n")
-	var steps alt
-	var done expr
+	var steps, finals alt
 	for i, t := range tools {
 		name := fmt.Sprintf("call%d", i)
 		call := b.rule(name, func() expr {
 			return seq{lit(t.Name + "\n\n## Tool Input\n"), b.input(t.Input, tools)}
 		})
-		if t.Name == doneTool {
-			done = call
+		if endsReply(t.Name, t.Input) {
+			finals = append(finals, call)
 			continue
 		}
 		steps = append(steps, call)
+	}
+	var done expr
+	switch len(finals) {
+	case 0:
+	case 1:
+		done = finals[0]
+	default:
+		done = b.rule("last", func() expr { return finals })
 	}
 	switch {
 	case len(steps) == 0 && done == nil:
