@@ -185,7 +185,7 @@ func TestStartFailures(t *testing.T) {
 		`MCP server "a-exits" is skipped: it exited during start (exit status 1); its stderr ends with:` + "\nfatal: GITHUB_TOKEN is not set",
 		`MCP server "b-hangs" is skipped: no answer within 3 s (the connect timeout)`,
 		`MCP server "c-missing" is skipped: cannot start ` + missing + `: no such file or directory`,
-		`MCP server "d-garbage" is skipped: unsupported content type "text/html"`,
+		`MCP server "d-garbage" is skipped: ` + garbage.URL + ` answered with content type "text/html", which is not MCP (is the URL the server's MCP endpoint?)`,
 		`MCP server "e-unset" is skipped: the environment variable GITHUB_TOKEN used in its env.TOKEN is not set`,
 	}
 	got := set.Warnings()

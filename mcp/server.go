@@ -39,6 +39,7 @@ type Server struct {
 	session        *sdk.ClientSession
 	proc           *procgroup.Group // stdio
 	http           *http.Transport  // Streamable HTTP: its connections are closed with the server
+	answers        *answerCheck     // Streamable HTTP: what was wrong with its last answer
 	grace          time.Duration
 	connectTimeout time.Duration
 
@@ -152,10 +153,10 @@ func (s *Server) transport(opts Options) (sdk.Transport, error) {
 		if x.err != nil {
 			return nil, x.err
 		}
-		s.http = newHTTPTransport()
+		s.http, s.answers = newHTTPTransport(), &answerCheck{}
 		return &sdk.StreamableClientTransport{
 			Endpoint:   url,
-			HTTPClient: &http.Client{Transport: &headerTransport{headers: headers, base: s.http}},
+			HTTPClient: &http.Client{Transport: &headerTransport{headers: headers, base: s.http, last: s.answers}},
 			// dev asks and the server answers; a standing stream for
 			// server-initiated messages would only be one more thing
 			// to keep alive and to close.
@@ -202,15 +203,10 @@ func (s *Server) fail(ctx context.Context, err error) {
 		s.err = fmt.Errorf("no answer within %s (the connect timeout)%s", seconds(s.connectTimeout), s.stderrNote())
 	case exited && (s.proc.ExitCode() != 0 || errors.Is(err, io.EOF) || errors.Is(err, sdk.ErrConnectionClosed)):
 		s.err = fmt.Errorf("it exited during start (%s)%s", s.proc.State(), s.stderrNote())
+	case s.answers != nil && s.answers.get() != nil:
+		s.err = fmt.Errorf("%s %w", s.Target, s.answers.get())
 	default:
-		msg := describe(err)
-		if code := statusCode(msg); code != 0 {
-			msg = fmt.Sprintf("%s answered HTTP %d %s", s.Target, code, msg)
-			if code == http.StatusUnauthorized || code == http.StatusForbidden {
-				msg += " (check the token in its headers)"
-			}
-		}
-		s.err = fmt.Errorf("%s%s", msg, s.stderrNote())
+		s.err = fmt.Errorf("%s%s", describe(err), s.stderrNote())
 	}
 	s.session = nil
 	s.tools = nil
@@ -291,17 +287,6 @@ func describe(err error) string {
 		return "it sent something that is not JSON-RPC (" + syn.Error() + ")"
 	}
 	return sdkSteps.ReplaceAllString(err.Error(), "")
-}
-
-// statusCode recognises the SDK's error for an HTTP error status, which is
-// the status text alone ("Unauthorized"); 0 when msg is not one.
-func statusCode(msg string) int {
-	for code := 400; code < 600; code++ {
-		if text := http.StatusText(code); text != "" && text == msg {
-			return code
-		}
-	}
-	return 0
 }
 
 // sdkSteps are the steps the SDK's errors list before the cause, which say
