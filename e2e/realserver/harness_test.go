@@ -184,6 +184,45 @@ func newWorld(t *testing.T, conf map[string]any) *world {
 	return w
 }
 
+// newRepeatableWorld is a world whose project has the same path in every
+// run of the test, for runs that should repeat the last one: the path is in
+// the system prompt, and with greedy decoding the same prompts give the same
+// replies. Overlapping runs of the suite take turns (lockRepeatable).
+func newRepeatableWorld(t *testing.T, conf map[string]any) *world {
+	t.Helper()
+	dir := filepath.Join(repeatableRoot(), filepath.FromSlash(t.Name()))
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	w := &world{t: t, home: t.TempDir(), dir: dir}
+	w.writeConfig(conf)
+	return w
+}
+
+// repeatableRoot holds the repeatable worlds' projects.
+func repeatableRoot() string { return filepath.Join(os.TempDir(), "dev-real-models") }
+
+// lockRepeatable waits for any other run of the suite using the repeatable
+// worlds to end, and holds them until the test ends.
+func lockRepeatable(t *testing.T) {
+	t.Helper()
+	if err := os.MkdirAll(repeatableRoot(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(repeatableRoot()+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lockFile(f); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = f.Close() }) // closing releases the lock
+}
+
 func (w *world) writeConfig(conf map[string]any) {
 	w.t.Helper()
 	data, err := json.MarshalIndent(conf, "", "  ")
