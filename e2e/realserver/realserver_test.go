@@ -362,10 +362,12 @@ const offMaxTokens = 256
 // and never panics or hangs. With constrain at its default (auto: llama.cpp
 // shapes the replies), every reply is well-formed and every worker request
 // is recorded constrained (SPEC §18); the same tasks with constrain off
-// are run beside them and measured, not asserted. With
-// DEV_REAL_MODELS_REPORT set to a file, the results are written there
+// are run beside them and measured, not asserted. Each run's projects have
+// the paths of the last run's (newRepeatableWorld), so that it repeats it.
+// With DEV_REAL_MODELS_REPORT set to a file, the results are written there
 // (scripts/real-models-report.sh writes docs/real-models.md so).
 func TestRealModels(t *testing.T) {
+	lockRepeatable(t)
 	var outcomes []outcome
 	for _, model := range []string{"smollm2", "gemma3"} {
 		srv := server(t, model, 8192, 1)
@@ -379,7 +381,7 @@ func TestRealModels(t *testing.T) {
 					conf["constrain"], conf["maxTokens"] = "off", offMaxTokens
 				}
 				t.Run(model+"/"+tk.name+"/"+mode, func(t *testing.T) {
-					w := newWorld(t, conf)
+					w := newRepeatableWorld(t, conf)
 					for name, content := range tk.setup {
 						w.write(name, content)
 					}
@@ -488,12 +490,13 @@ copies the system prompt back, or whatever exchange the request shows it.
 **Before** ` + "`constrain`" + ` (the off rows' settings, on the tree before it, measured twice: the table
 this one replaces, and a rerun): SmolLM2 parsed 2 of 5, 2 of 5 and 0 of 4 replies on the
 first try in one run and 0 of 4 in each task in the other, answering with Python snippets;
-the base Gemma parsed none in either (0 of 4, exit 5, every task). The off rows below vary as
-much from run to run.
+the base Gemma parsed none in either (0 of 4, exit 5, every task). Those runs varied as much
+from run to run, since the project's temporary path, which is in the system prompt, changed; the
+projects now have fixed paths, and with greedy decoding a run repeats the last one's replies.
 
 **Constrained**: every reply is in the template, so every reply parses (the suite asserts 0 format
 errors and every worker request recorded ` + "`constrained`" + `), and it ends where the template ends
-(a few hundred tokens at most: the grammar bounds each section). With ` + "`thinking`" + ` at its default the
+(the grammar bounds each section, and a reply that writes or edits a file ends after that one change). With ` + "`thinking`" + ` at its default the
 grammar also allows a short ` + "`<think>`" + ` block (800 characters) first, which SmolLM2 takes: about 200
 of its tokens per step. What the models then do is another matter: a 135M model and a base 270M
 model choose tools and inputs poorly (they repeat a step until dev stops them, exit 5, or run out
