@@ -34,8 +34,8 @@ func (r *reader) inner(i, depth int) error {
 		if line, ok := shellString(args); ok {
 			return r.read(line, prog+" -c", depth+1)
 		}
-		if hasOperand(args) && !readsStdin(args) {
-			if procSubst(firstOperand(args)) {
+		if operand, ok := firstOperand(args); ok && !readsStdin(args) {
+			if procSubst(operand) {
 				r.opaque(i, "a shell running what a process substitution prints")
 			}
 			return nil
@@ -144,7 +144,9 @@ func readsStdin(args []Word) bool {
 	return false
 }
 
-func firstOperand(args []Word) Word {
+// firstOperand is a shell's script file or first operand, past its
+// options; ok is false when it has none (then standard input is its script).
+func firstOperand(args []Word) (operand Word, ok bool) {
 	for i := 0; i < len(args); i++ {
 		t := args[i].Text
 		switch {
@@ -155,10 +157,10 @@ func firstOperand(args []Word) Word {
 				i++
 			}
 		default:
-			return args[i]
+			return args[i], true
 		}
 	}
-	return Word{}
+	return Word{}, false
 }
 
 func procSubst(w Word) bool {
@@ -269,25 +271,6 @@ func shellString(args []Word) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// hasOperand reports whether a shell is given a script file or an operand
-// (then standard input is not its script).
-func hasOperand(args []Word) bool {
-	for i := 0; i < len(args); i++ {
-		t := args[i].Text
-		switch {
-		case t == "--rcfile" || t == "--init-file":
-			i++
-		case strings.HasPrefix(t, "-") || strings.HasPrefix(t, "+"):
-			if !strings.HasPrefix(t, "--") && strings.ContainsAny(t[1:], "oO") {
-				i++
-			}
-		default:
-			return true
-		}
-	}
-	return false
 }
 
 // findExecs returns the commands of find's -exec, -execdir, -ok and -okdir
