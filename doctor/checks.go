@@ -545,12 +545,30 @@ func (d *doctor) reasoningSeen() (field, thinking string) {
 			return x.reasoningField, x.reply.Reasoning
 		}
 	}
-	for _, x := range []exchange{d.stream, d.protocol} {
+	for _, x := range d.inlineEvidence() {
 		if _, thinking := parser.StripThinking(x.reply.Content); thinking != "" {
 			return "<think>", thinking
 		}
 	}
 	return "", ""
+}
+
+// inlineEvidence are the exchanges whose inline think blocks show that the
+// model reasons. A block in a reply the grammar shaped shows nothing when
+// the chat template does not reason: the grammar offers a short one to any
+// model not told not to think, and a small model takes it.
+func (d *doctor) inlineEvidence() []exchange {
+	if d.constrained && !d.server.Reasoning {
+		return []exchange{d.stream}
+	}
+	return []exchange{d.stream, d.protocol}
+}
+
+// grammarThinkOnly reports whether the only think block seen is one the
+// grammar offered.
+func (d *doctor) grammarThinkOnly() bool {
+	_, thinking := parser.StripThinking(d.protocol.reply.Content)
+	return thinking != "" && len(d.inlineEvidence()) == 1
 }
 
 func (d *doctor) reasoningCheck() {
@@ -560,6 +578,9 @@ func (d *doctor) reasoningCheck() {
 	switch field {
 	case "":
 		c.Detail = "none seen"
+		if d.grammarThinkOnly() {
+			c.Detail = "none seen outside the short <think> block the grammar offers"
+		}
 	case "<think>":
 		c.Detail = "inline <think> blocks in the content (dev strips them; --verbose shows them)"
 	default:

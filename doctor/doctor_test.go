@@ -215,6 +215,19 @@ var scenarios = []scenario{
 		s.Respond(answer(""))
 		return config(s)
 	}},
+	{"grammar-think", func(t *testing.T) doctor.Config {
+		// A small model on llama.cpp takes the short <think> block the
+		// grammar offers it: that is no sign that it reasons, so the
+		// profile does not turn thinking off.
+		s := server(t, llmtest.LlamaCpp, 8192, model)
+		s.Respond(func(req llmtest.Request) (llmtest.Response, bool) {
+			if isPing(req) || req.Grammar == "" {
+				return answer("")(req)
+			}
+			return llmtest.Response{Content: "<think>\nI answer with DONE.\n</think>\n" + templateOK, Usage: &llm.Usage{PromptTokens: 201, CompletionTokens: 40, TotalTokens: 241}}, true
+		})
+		return config(s)
+	}},
 	{"cut-at-default-cap", func(t *testing.T) doctor.Config {
 		// maxTokens unset: the probe is capped at a quarter of the window,
 		// and a reply that runs to it says so, not "slow".
