@@ -21,11 +21,12 @@ import (
 func (d *devCmd) checkpointCommands() []*cli.Command {
 	session := &cli.StringFlag{Name: "session", Usage: "the session `ID` (default: the last one of this directory)"}
 	return []*cli.Command{
-		{Name: "checkpoints", Usage: "the checkpoints of a session: number, time, what led to it, the files it changed",
+		{Name: "checkpoints", Usage: "a session's checkpoints: number, time, cause, files changed",
 			Flags: []cli.Flag{session}, Action: d.checkpointsList},
-		{Name: "diff", Usage: "what a session changed in its directory, from checkpoint FROM (default: its first) to TO (default: the directory now)",
-			ArgsUsage: "[FROM [TO]]", Flags: []cli.Flag{session}, Action: d.checkpointsDiff},
-		{Name: "rewind", Usage: "bring the directory (and, unless --files-only, the session) back to checkpoint N",
+		{Name: "diff", Usage: "what a session changed, from checkpoint FROM to TO",
+			Description: "FROM defaults to the session's first checkpoint; TO, to the directory now.",
+			ArgsUsage:   "[FROM [TO]]", Flags: []cli.Flag{session}, Action: d.checkpointsDiff},
+		{Name: "rewind", Usage: "bring the directory and the session back to checkpoint N",
 			ArgsUsage: "N", Action: d.checkpointsRewind, Flags: []cli.Flag{session,
 				&cli.BoolFlag{Name: "files-only", Usage: "restore the files only; keep the session's history"},
 				&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation"}}},

@@ -17,7 +17,7 @@ import (
 func (d *devCmd) configCommand() *cli.Command {
 	return &cli.Command{
 		Name:   "config",
-		Usage:  "open config.json in $VISUAL / $EDITOR (created with defaults first)",
+		Usage:  "open config.json in $VISUAL / $EDITOR (created if missing)",
 		Action: d.configEdit,
 		Subcommands: []*cli.Command{
 			{Name: "path", Usage: "print the config file's path", Action: d.configPath},

@@ -23,15 +23,16 @@ import (
 func (d *devCmd) doctorCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "doctor",
-		Usage: "check the model server against what dev needs, and say what to change",
-		Description: "Reads the configuration (without creating it), then probes apiUrl: reachable, server kind,\n" +
-			"model, context window, streaming, reasoning, chat-template roles, the reply grammar, and one reply in dev's\n" +
-			"template (constrained as a run would be).\n" +
-			"Exits 0 when no check failed, 1 otherwise. Writes nothing.",
+		Usage: "check the model server and say what to change",
+		Description: "Reads the configuration (without creating it), then probes apiUrl:\n" +
+			"reachable, server kind, model, context window, streaming, reasoning,\n" +
+			"chat-template roles, the reply grammar, and one reply in dev's template\n" +
+			"(constrained as a run would be). Exits 0 when no check failed, 1\n" +
+			"otherwise. Writes nothing.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "check `MODEL` instead of the configured one"},
 			&cli.StringFlag{Name: "profile", Usage: "check the model profile `NAME`"},
-			&cli.StringFlag{Name: "constrain", Usage: "check with constrain `MODE` (auto, on, off) instead of the configured one"},
+			&cli.StringFlag{Name: "constrain", Usage: "check with constrain `MODE` (auto, on or off)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
 		},
 		Action: d.doctor,

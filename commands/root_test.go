@@ -7,10 +7,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/devagent/dev/config"
 	"github.com/devagent/dev/llm/llmtest"
 	"github.com/devagent/dev/sessions"
+	"github.com/devagent/dev/ui"
 )
 
 func TestVersionAndHelp(t *testing.T) {
@@ -126,5 +128,29 @@ func TestRunInterrupted(t *testing.T) {
 	var exit *ExitError
 	if !errors.As(r.err, &exit) || exit.Code != 130 {
 		t.Errorf("interrupted: %v\n%s", r.err, r.stderr)
+	}
+}
+
+// TestHelpFitsEightyColumns: every help page, dev's and each command's,
+// fits a terminal of 80 columns, so that nothing wraps mid-word.
+func TestHelpFitsEightyColumns(t *testing.T) {
+	h := newHome(t)
+	pages := [][]string{{"--help"}}
+	for _, c := range newCLI(&devCmd{streams: &ui.Streams{}}).Commands {
+		pages = append(pages, []string{c.Name, "--help"})
+		for _, sub := range c.Subcommands {
+			pages = append(pages, []string{c.Name, sub.Name, "--help"})
+		}
+	}
+	for _, args := range pages {
+		r := h.run(args...).ok(t)
+		for _, line := range strings.Split(r.stdout, "\n") {
+			if n := utf8.RuneCountInString(line); n > 80 {
+				t.Errorf("dev %s: a line of %d columns:\n%s", strings.Join(args, " "), n, line)
+			}
+		}
+	}
+	if len(pages) < 12 {
+		t.Errorf("only %d help pages found", len(pages))
 	}
 }

@@ -133,7 +133,7 @@ func (d *devCmd) sessionsShow(c *cli.Context) error {
 func (d *devCmd) sessionsServeCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "serve",
-		Usage: "browse the sessions in a web page on 127.0.0.1 (read-only; Ctrl+C stops it)",
+		Usage: "browse the sessions in a read-only web page on 127.0.0.1",
 		Description: "Prints the page's URL, with the random token every request needs, on stdout,\n" +
 			"and serves until Ctrl+C. The page lists the sessions and shows each one: its\n" +
 			"transcript, its usage per request with a chart, and the diff of each step.",

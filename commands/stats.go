@@ -17,7 +17,7 @@ import (
 func (d *devCmd) statsCommand() *cli.Command {
 	return &cli.Command{
 		Name:   "stats",
-		Usage:  "usage and format compliance per model: which model works best with dev here",
+		Usage:  "usage and format compliance per model: which works best here",
 		Action: d.stats,
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "days", Value: 30, Usage: "count the sessions of the last `N` days"},

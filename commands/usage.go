@@ -49,8 +49,19 @@ func flagErrors(path string, cmd *cli.Command) {
 	cmd.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
 		return &UsageError{flagMistake(path, cmd, err)}
 	}
+	hideSwitchDefaults(cmd.Flags)
 	for _, sub := range cmd.Subcommands {
 		flagErrors(path+" "+sub.Name, sub)
+	}
+}
+
+// hideSwitchDefaults keeps "(default: false)" out of the help: a switch
+// is off unless given, and the note would only push lines past 80 columns.
+func hideSwitchDefaults(flags []cli.Flag) {
+	for _, f := range flags {
+		if b, ok := f.(*cli.BoolFlag); ok {
+			b.DisableDefaultText = true
+		}
 	}
 }
 

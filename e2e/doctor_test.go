@@ -187,7 +187,7 @@ func TestDoctorUsage(t *testing.T) {
 		t.Errorf("stderr = %q", r.stderr)
 	}
 	r = w.run("--help")
-	if !strings.Contains(r.stdout, "dev doctor [--json]") || !strings.Contains(r.stdout, "check the model server against what dev needs") {
+	if !strings.Contains(r.stdout, "dev doctor [--json]") || !strings.Contains(r.stdout, "check the model server and say what to change") {
 		t.Errorf("--help does not list doctor:\n%s", r.stdout)
 	}
 }
