@@ -133,3 +133,45 @@ func TestBoundedRepetitionsStayWithinLlamaCpp(t *testing.T) {
 		}
 	}
 }
+
+// DONE and the file tools end a reply: a file's content is the longest
+// part a reply may hold, so a reply changes one file at most and its
+// length stays within the reply cap.
+func TestFileToolsAndDoneEndTheReply(t *testing.T) {
+	g := ReplyGrammar(grammarTools, GrammarOptions{ReplyCap: 2048})
+	_, chosen := drawReplies(g, grammarTools, 11, 3000)
+	lastSeen := map[string]bool{}
+	for _, names := range chosen {
+		for i, name := range names {
+			last := i == len(names)-1
+			switch name {
+			case "DONE", "WRITE_FILE", "FIND_AND_REPLACE_IN_FILE":
+				if !last {
+					t.Fatalf("the grammar allowed %v: %s before another tool", names, name)
+				}
+				if len(names) > 1 {
+					lastSeen[name] = true
+				}
+			}
+		}
+	}
+	// The draws reached each of them after another tool: the check above
+	// looked where it could fail.
+	for _, name := range []string{"DONE", "WRITE_FILE", "FIND_AND_REPLACE_IN_FILE"} {
+		if !lastSeen[name] {
+			t.Errorf("no draw had %s after another tool", name)
+		}
+	}
+}
+
+// A block of a file's content may take a sixteenth of the reply cap in
+// lines, within llama.cpp's limit on a repetition's rules.
+func TestFileLines(t *testing.T) {
+	for _, tc := range []struct{ replyCap, want int }{
+		{0, 0}, {256, 32}, {2048, 128}, {8192, 512}, {16384, 1000}, {32768, 1000},
+	} {
+		if got := FileLines(tc.replyCap); got != tc.want {
+			t.Errorf("FileLines(%d) = %d, want %d", tc.replyCap, got, tc.want)
+		}
+	}
+}
