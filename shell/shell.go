@@ -295,7 +295,7 @@ func pipeText(src string, st *syntax.Stmt) *string {
 		if len(args) == 0 {
 			return nil
 		}
-		text, _, err := expand.Format(nil, args[0], args[1:])
+		text, _, err := format(args[0], args[1:])
 		if err != nil {
 			return nil
 		}
@@ -414,7 +414,7 @@ func (r *reader) spelled(c Command) {
 	case "printf":
 		for i, w := range c.Words[1:] {
 			if i == 0 && w.Static {
-				if text, _, err := expand.Format(nil, w.Text, nil); err == nil {
+				if text, _, err := format(w.Text, nil); err == nil {
 					r.value(wordInfo{decoded: []string{text}})
 				}
 				continue
@@ -511,7 +511,7 @@ func word(src string, w *syntax.Word) wordInfo {
 			b.WriteString(unescape(x.Value, false))
 		case *syntax.SglQuoted:
 			if x.Dollar {
-				if text, _, err := expand.Format(nil, x.Value, nil); err == nil {
+				if text, _, err := format(x.Value, nil); err == nil {
 					out.decoded = append(out.decoded, text)
 				}
 				dynamic("an ANSI-C quoted string `$'…'`", raw, false)
@@ -660,4 +660,11 @@ func Quote(s string) string {
 		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 	}
 	return q
+}
+
+// format expands printf's format and $'…' as bash would. Each call gets
+// a config of its own: given nil, mvdan.cc/sh (v3.14) prepares a config
+// shared by all callers in place, a data race between two parses.
+func format(f string, args []string) (string, int, error) {
+	return expand.Format(&expand.Config{}, f, args)
 }
