@@ -663,3 +663,42 @@ func TestKeepAlivesReachAlive(t *testing.T) {
 		t.Errorf("Alive called %d times, a piece of the reply before it: %v", calls.Load(), deltaBeforeAlive.Load())
 	}
 }
+
+// A server that closes a kept-alive connection as the next request comes
+// (llama-server closes one idle for 5 s) costs nothing: the request goes
+// again on a new connection. CI's real doctor probe once met "network
+// error: EOF" so.
+func TestServerClosedKeptAliveConnection(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	served := map[string]int{} // requests per client connection
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		served[r.RemoteAddr]++
+		n := served[r.RemoteAddr]
+		mu.Unlock()
+		if n == 2 {
+			// The second request on a connection finds it closed, with
+			// nothing answered, as when the server's keep-alive ran out.
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				conn.Close()
+			}
+			return
+		}
+		startSSE(w)
+		writeSSE(w, chunkJSON("Hello", "stop")+"data: [DONE]\n\n")
+	})
+	c := New(Config{BaseURL: srv.URL})
+	for i := range 3 {
+		r, err := c.Stream(context.Background(), hi, nil)
+		if err != nil || r.Content != "Hello" {
+			t.Fatalf("request %d: %q, %v", i+1, r.Content, err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(served) < 2 {
+		t.Errorf("the requests used %d connections; the closed one was not replaced", len(served))
+	}
+}

@@ -57,6 +57,12 @@ func (d *callDoer) Do(req *http.Request) (*http.Response, error) {
 		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 		req.ContentLength = int64(len(body))
 	}
+	// A server may close a kept-alive connection just as dev sends on it
+	// (llama-server and uvicorn close one idle for 5 s): the request then
+	// meets EOF before any answer. Marked idempotent, it is sent again once
+	// on a new connection by net/http itself; it never reached the model.
+	// The key's empty value keeps the header off the wire.
+	req.Header["X-Idempotency-Key"] = nil
 	// The clock starts with the request: a server that never answers, not
 	// even with headers, is as stalled as one that stops mid-stream.
 	if d.idle > 0 {
