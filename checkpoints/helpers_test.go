@@ -176,7 +176,7 @@ func changeList(cs []Change) string {
 func makeGitRepo(t testing.TB, dir string) {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
+		t.Fatal("git is not installed: the tests need it (the audit tests run it too)")
 	}
 	write(t, dir, files{"committed.txt": "in the repository\n", ".gitignore": "*.o\n"})
 	run := func(args ...string) {
