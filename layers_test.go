@@ -14,16 +14,22 @@ import (
 	"testing"
 )
 
-// layerRow is a row of the README's layer table: | floor | `package` | owns |.
+// layerRow is a row of the layer table: | floor | `package` | owns |.
 var layerRow = regexp.MustCompile("^\\| (\\d+) \\| `([^`]+)` \\|")
 
-// TestLayers keeps the README's layer table true: every package of the
-// module is in it, every package it names exists, and a package imports
-// only packages on lower floors, on every system dev is built for (build
-// tags choose files, and so imports).
+// The layer table is the Layers section of docs/development.md.
+const (
+	layerPage    = "docs/development.md"
+	layerSection = "## Layers"
+)
+
+// TestLayers keeps the layer table true: every package of the module is
+// in it, every package it names exists, and a package imports only
+// packages on lower floors, on every system dev is built for (build tags
+// choose files, and so imports).
 func TestLayers(t *testing.T) {
 	t.Parallel()
-	floors := readFloors(t, "README.md")
+	floors := readFloors(t, layerPage)
 	imports := map[string]map[string]bool{}
 	for _, goos := range []string{"linux", "darwin", "windows"} {
 		for pkg, deps := range moduleImports(t, goos) {
@@ -38,7 +44,7 @@ func TestLayers(t *testing.T) {
 	for pkg, deps := range imports {
 		floor, ok := floors[pkg]
 		if !ok {
-			t.Errorf("package %s is not in the README's layer table (section Development): add it on the floor above the highest it imports", pkg)
+			t.Errorf("package %s is not in the layer table (%s, section %s): add it on the floor above the highest it imports", pkg, layerPage, layerSection)
 			continue
 		}
 		for d := range deps {
@@ -49,17 +55,16 @@ func TestLayers(t *testing.T) {
 	}
 	for pkg := range floors {
 		if _, ok := imports[pkg]; !ok {
-			t.Errorf("the README's layer table names %s, which is no package of the module", pkg)
+			t.Errorf("the layer table (%s) names %s, which is no package of the module", layerPage, pkg)
 		}
 	}
 }
 
-// readFloors reads the layer table of the README's Development section:
-// package (as the table names it: "main", or the path in the module) →
-// floor.
-func readFloors(t *testing.T, readme string) map[string]int {
+// readFloors reads the layer table of page's Layers section: package (as
+// the table names it: "main", or the path in the module) → floor.
+func readFloors(t *testing.T, page string) map[string]int {
 	t.Helper()
-	f, err := os.Open(readme)
+	f, err := os.Open(page)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +75,7 @@ func readFloors(t *testing.T, readme string) map[string]int {
 	for sc.Scan() {
 		line := sc.Text()
 		if strings.HasPrefix(line, "## ") {
-			in = line == "## Development"
+			in = line == layerSection
 			continue
 		}
 		m := layerRow.FindStringSubmatch(line)
@@ -78,7 +83,7 @@ func readFloors(t *testing.T, readme string) map[string]int {
 			continue
 		}
 		if _, dup := floors[m[2]]; dup {
-			t.Errorf("%s: the layer table names %s twice", readme, m[2])
+			t.Errorf("%s: the layer table names %s twice", page, m[2])
 		}
 		floors[m[2]], _ = strconv.Atoi(m[1])
 	}
@@ -86,7 +91,7 @@ func readFloors(t *testing.T, readme string) map[string]int {
 		t.Fatal(err)
 	}
 	if len(floors) == 0 {
-		t.Fatalf("%s: no layer table (| floor | `package` | owns |) in the Development section", readme)
+		t.Fatalf("%s: no layer table (| floor | `package` | owns |) in the section %s", page, layerSection)
 	}
 	return floors
 }

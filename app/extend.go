@@ -112,7 +112,7 @@ func (a *App) Request(typed string) (string, error) {
 	cmds, _ := a.Commands(nil)
 	text, _, ok := slashcmd.Expand(cmds, typed)
 	if !ok {
-		known := "no command files define any (see the README's Extending dev)"
+		known := "no command files define any (see docs/extending.md, Slash commands from files)"
 		if len(cmds) > 0 {
 			var names []string
 			for _, c := range cmds {

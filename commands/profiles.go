@@ -47,8 +47,7 @@ func (d *devCmd) profiles(c *cli.Context) error {
 	for name, p := range cfg.Profiles {
 		sets[name] = profileSettings(p)
 	}
-	ui.Profiles(d.streams.Out, sets, cfg.Profile)
-	return nil
+	return ui.Profiles(d.streams.Out, sets, cfg.Profile, d.streams.OutFit())
 }
 
 // profileSettings says what p sets, one phrase per key (never the API

@@ -125,8 +125,7 @@ func (d *devCmd) sessionsShow(c *cli.Context) error {
 		ui.ShowSession(d.streams, sess, level)
 	}
 	fmt.Fprintln(out)
-	ui.UsageSummary(out, sess)
-	return nil
+	return ui.UsageSummary(out, sess, d.streams.OutFit())
 }
 
 // sessionsServeCommand is `dev sessions serve`: the session browser.

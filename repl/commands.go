@@ -177,17 +177,20 @@ func (r *REPL) help(string) (string, error) {
 	b.WriteString("Pasted text stays one message; Alt+Enter (or \\ at the end of a line) starts a new line.\n")
 	b.WriteString("Tab completes commands and @paths; up and down walk through earlier requests,\n")
 	b.WriteString("Ctrl+R searches them. Text typed while dev works waits at the next prompt.\n")
-	width := 0
-	for _, c := range r.commands {
-		width = max(width, len(c.Name+" "+c.Args))
-	}
+	// The indent is in the first cell: the table writer has none.
+	list := ui.Table{Columns: []ui.Column{{}, {}}}
 	for _, c := range r.commands {
 		usage := strings.TrimSpace(c.Name + " " + c.Args)
 		help := c.Help
 		if len(c.Aliases) > 0 {
 			help += " (also " + strings.Join(c.Aliases, ", ") + ")"
 		}
-		fmt.Fprintf(&b, "  %-*s  %s\n", width, usage, help)
+		list.Rows = append(list.Rows, []string{"  " + usage, help})
+	}
+	// No width: a help text cut with an ellipsis would lose what it says;
+	// the terminal wraps a long line instead.
+	if err := list.Write(&b, ui.Fit{}); err != nil {
+		return "", err
 	}
 	b.WriteString("Ctrl+C during a request interrupts it and returns here; the session is saved.")
 	r.say("%s", b.String())

@@ -11,7 +11,8 @@ import (
 
 // JSON writes one JSON object per event and line: the --json interface for
 // scripts. Its schema is the json* types below, one per event `type`,
-// pinned by testdata/json-events.golden and documented in the README.
+// pinned by testdata/json-events.golden and documented in
+// docs/command-line.md.
 type JSON struct {
 	mu  sync.Mutex
 	enc *json.Encoder
@@ -25,7 +26,7 @@ func NewJSON(w io.Writer) *JSON {
 }
 
 // The --json schema. Field names are a stable interface: add fields, never
-// rename one without saying so in the README.
+// rename one without saying so in docs/command-line.md.
 type (
 	jsonSession struct {
 		Type    string `json:"type"`

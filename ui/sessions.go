@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/devagent/dev/sessions"
@@ -70,13 +70,13 @@ func Dollars(c *float64) string {
 
 // UsageSummary writes what a session's model requests took: per purpose,
 // requests, tokens in and out (cached, estimated), time to first byte and
-// duration, early stops; then the cost when known.
-func UsageSummary(w io.Writer, sess *sessions.Session) {
+// duration, early stops, in f's width; then the cost when known.
+func UsageSummary(w io.Writer, sess *sessions.Session, f Fit) error {
 	fmt.Fprintln(w, "## Usage")
 	fmt.Fprintln(w)
 	if len(sess.Requests) == 0 {
-		fmt.Fprintf(w, "No requests recorded (%s tokens in all).\n", textfmt.Thousands(int64(sess.TotalTokens)))
-		return
+		_, err := fmt.Fprintf(w, "No requests recorded (%s tokens in all).\n", textfmt.Thousands(int64(sess.TotalTokens)))
+		return err
 	}
 	type total struct {
 		requests, in, out, cached, estimated, early, formatErrors int
@@ -109,8 +109,9 @@ func UsageSummary(w io.Writer, sess *sessions.Session) {
 		t.firstByte += r.FirstByteMs
 		t.duration += r.DurationMs
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "PURPOSE\tREQUESTS\tTOKENS IN\tCACHED\tTOKENS OUT\tFIRST BYTE (AVG)\tTIME\tNOTES")
+	num := func(h string) Column { return Column{Header: h, Right: true} }
+	table := Table{Columns: []Column{{Header: "PURPOSE"}, num("REQUESTS"), num("TOKENS IN"), num("CACHED"), num("TOKENS OUT"),
+		num("FIRST BYTE (AVG)"), num("TIME"), {Header: "NOTES", Cut: CutEnd}}}
 	for _, p := range order {
 		t := byPurpose[p]
 		var notes []string
@@ -123,13 +124,17 @@ func UsageSummary(w io.Writer, sess *sessions.Session) {
 		if t.estimated > 0 {
 			notes = append(notes, fmt.Sprintf("%d estimated", t.estimated))
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", p, t.requests, textfmt.Thousands(int64(t.in)), textfmt.Thousands(int64(t.cached)),
-			textfmt.Thousands(int64(t.out)), seconds(t.firstByte/int64(t.requests)), seconds(t.duration), strings.Join(notes, ", "))
+		table.Rows = append(table.Rows, []string{p, strconv.Itoa(t.requests), textfmt.Thousands(int64(t.in)), textfmt.Thousands(int64(t.cached)),
+			textfmt.Thousands(int64(t.out)), seconds(t.firstByte / int64(t.requests)), seconds(t.duration), strings.Join(notes, ", ")})
 	}
-	_ = tw.Flush()
+	if err := table.Write(w, f); err != nil {
+		return err
+	}
 	if sess.Cost != nil {
-		fmt.Fprintf(w, "\nCost: %s\n", Dollars(sess.Cost))
+		_, err := fmt.Fprintf(w, "\nCost: %s\n", Dollars(sess.Cost))
+		return err
 	}
+	return nil
 }
 
 // seconds writes milliseconds as seconds with one decimal.

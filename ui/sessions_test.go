@@ -48,3 +48,68 @@ func TestSessionTableAt60(t *testing.T) {
 		}
 	}
 }
+
+// dev sessions show's usage is a table of the table writer: numbers
+// aligned right, whole without a width; in 80 columns the notes give way
+// and no line is wider.
+func TestUsageSummary(t *testing.T) {
+	t.Parallel()
+	cached, cost := 800, 0.0312
+	sess := &sessions.Session{Cost: &cost, Requests: []sessions.Request{
+		{Purpose: "worker", PromptTokens: 1000, CompletionTokens: 50, CachedTokens: &cached, FirstByteMs: 300, DurationMs: 1200},
+		{Purpose: "worker", PromptTokens: 1200, CompletionTokens: 20, FirstByteMs: 500, DurationMs: 800, FormatError: true, EarlyStop: true},
+		{Purpose: "audit", PromptTokens: 3000, CompletionTokens: 10, FirstByteMs: 1500, DurationMs: 2500, Estimated: true},
+	}}
+	var b strings.Builder
+	if err := UsageSummary(&b, sess, Fit{}); err != nil {
+		t.Fatal(err)
+	}
+	want := `## Usage
+
+PURPOSE  REQUESTS  TOKENS IN  CACHED  TOKENS OUT  FIRST BYTE (AVG)   TIME  NOTES
+worker          2      2,200     800          70             0.4 s  2.0 s  1 format error, 1 early stop
+audit           1      3,000       0          10             1.5 s  2.5 s  1 estimated
+
+Cost: $0.03
+`
+	if b.String() != want {
+		t.Errorf("usage:\n%s\nwant:\n%s", b.String(), want)
+	}
+
+	b.Reset()
+	if err := UsageSummary(&b, sess, Fit{Width: 80}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(b.String(), "\n")
+	if !strings.HasSuffix(lines[3], "2.0 s  1 fo…") {
+		t.Errorf("the notes are not cut at 80 columns:\n%s", b.String())
+	}
+	for _, l := range lines {
+		if w := uniseg.StringWidth(l); w > 80 {
+			t.Errorf("a line of %d columns: %q", w, l)
+		}
+	}
+}
+
+// dev profiles: the active profile starred; in a narrow terminal what a
+// profile sets is cut, its name never.
+func TestProfiles(t *testing.T) {
+	t.Parallel()
+	profiles := map[string][]string{"local-qwen3": {"model qwen3", "at http://127.0.0.1:8080/v1"}, "cloud": {"model big", "with an API key"}, "bare": nil}
+	var b strings.Builder
+	if err := Profiles(&b, profiles, "local-qwen3", Fit{}); err != nil {
+		t.Fatal(err)
+	}
+	want := "  bare         (sets nothing)\n  cloud        model big, with an API key\n* local-qwen3  model qwen3, at http://127.0.0.1:8080/v1\n"
+	if b.String() != want {
+		t.Errorf("profiles:\n%s\nwant:\n%s", b.String(), want)
+	}
+	b.Reset()
+	if err := Profiles(&b, profiles, "local-qwen3", Fit{Width: 40}); err != nil {
+		t.Fatal(err)
+	}
+	want = "  bare         (sets nothing)\n  cloud        model big, with an API k…\n* local-qwen3  model qwen3, at http://1…\n"
+	if b.String() != want {
+		t.Errorf("profiles in 40 columns:\n%s\nwant:\n%s", b.String(), want)
+	}
+}

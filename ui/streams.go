@@ -1,7 +1,25 @@
 // Package ui renders loop events for people and programs: the terminal
 // renderer (progress on stderr, spinner and colours only on a terminal) and
-// the JSON-lines renderer; and dev doctor's report, as text or JSON. It owns the process's streams and their
-// terminal-ness; nothing else in dev writes to the terminal.
+// the JSON-lines renderer; and dev doctor's report, as text or JSON. It
+// owns the process's streams and their terminal-ness; nothing else in dev
+// writes to the terminal.
+//
+// The live part (live.go) draws its own spinner rather than use
+// github.com/briandowns/spinner, which the design named. The spinner is one
+// line of a part that also shows streamed thoughts or a command's last
+// lines under a line of elapsed time and tokens, and v1.23.2 cannot carry
+// that: it draws from a goroutine of its own under a lock of its own, and
+// only Stop erases what it drew (erase is unexported), so each step line,
+// box or question printed meanwhile means Stop and Start (a new goroutine,
+// the cursor hidden and shown); it measures the width of fd 0 (stdin, not
+// the stream it writes to) and counts a character's bytes as its columns,
+// so its multi-line erase takes too many rows with non-ASCII text (erasing
+// lines printed above it) and too few when stdin is not a terminal (a
+// prompt piped in); it erases with escape codes even where dev promises
+// none (TERM=dumb, NO_COLOR); and it draws nothing unless its writer is an
+// *os.File on a terminal, so the live part could not be tested with
+// buffers. Its one reusable piece, the frames (⠋⠙⠹…, |/-\), is two lines of
+// live.go.
 package ui
 
 import (

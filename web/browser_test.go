@@ -22,7 +22,7 @@ import (
 // The browser test drives Debian's chromium (apt-get install chromium)
 // through the DevTools protocol. Without a browser it is skipped, unless
 // DEV_BROWSER=required (CI sets it), which makes that a failure. With
-// -update it writes the README's screenshots to docs/.
+// -update it writes the screenshots of docs/sessions.md to docs/.
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/ and the screenshots in docs/")
 
 func findBrowser(t *testing.T) string {
@@ -232,7 +232,7 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("the diff lines are %q: want + and - lines with their own backgrounds", parts)
 	}
 	shot("session-browser-session.png", false)
-	if *update { // the chart and the first diff, for the README
+	if *update { // the chart and the first diff, for docs/sessions.md
 		eval(`document.getElementById('usage').scrollIntoView()`)
 		shot("session-browser-usage.png", false)
 	}

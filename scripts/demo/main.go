@@ -1,8 +1,8 @@
 // Command demo serves a scripted model for the terminal recordings in
-// docs/ (made by docs/record.sh) and the README's quick start: a worker
-// that adds a function with a test in nine steps (the test fails first,
-// then the fix), an auditor that checks it, then an answer to a question. It prints the apiUrl to use, then serves until
-// interrupted. Requests that are not dev's worker or auditor (dev doctor's
+// docs/ (made by scripts/record.sh): a worker that adds a function with a
+// test in nine steps (the test fails first, then the fix), an auditor that
+// checks it, then an answer to a question. It prints the apiUrl to use,
+// then serves until interrupted. Requests that are not dev's worker or auditor (dev doctor's
 // probes) are answered aside, so that the script is not used up by them.
 package main
 

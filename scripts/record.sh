@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Records docs/interactive-session.txt (88 columns) and
 # docs/interactive-session-60.txt (60 columns): dev in tmux, talking to the
-# scripted model of docs/demo, in a fresh Go module. Needs tmux and go.
+# scripted model of scripts/demo, in a fresh Go module. Needs tmux and go.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
 trap 'tmux kill-session -t devdemo 2>/dev/null || true; kill "${demo_pid:-0}" 2>/dev/null || true; rm -rf "$work"' EXIT
 
-go build -o "$work/dev" . && go build -o "$work/demo" ./docs/demo
+go build -o "$work/dev" . && go build -o "$work/demo" ./scripts/demo
 
 # record WIDTH FILE: one session at WIDTH columns, written to FILE.
 record() {
