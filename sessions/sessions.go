@@ -48,6 +48,10 @@ type Audit struct {
 	CompressionCount int `json:"compressionCount,omitempty"`
 }
 
+// Passed reports whether the audit accepted the work: its verdict is
+// PASS, as package audit writes it.
+func (a Audit) Passed() bool { return a.Verdict == "PASS" }
+
 // Purposes of a model request.
 const (
 	PurposeWorker   = "worker"
