@@ -216,6 +216,34 @@ func TestKindsAndPlaces(t *testing.T) {
 	}
 }
 
+// A DONE is accepted, and ends its request, when what follows it does
+// not close its step: the end of the history, a request, a command the
+// user ran, a summary, a format error; results and interruptions do.
+func TestAcceptedDONE(t *testing.T) {
+	t.Parallel()
+	for name, tt := range map[string]struct {
+		next     llm.Message
+		accepted bool
+	}{
+		"results":                        {history.Results([]parser.ToolCall{done}, []history.ToolResult{rejection("no")}, ""), false},
+		"results of an interrupted step": {history.InterruptedStep([]parser.ToolCall{done}, []history.ToolResult{wrote}), false},
+		"interrupted audit":              {history.InterruptedAudit(), false},
+		"interrupted reply":              {history.InterruptedReply(), false},
+		"shell":                          {history.Shell("ls", wrote), true},
+		"request":                        {history.Request("next"), true},
+		"summary":                        {history.Compressed{Summary: "s", Original: "o"}.Message(), true},
+		"format error":                   {history.FormatError("no", false), true},
+	} {
+		tr := ReadHistory([]llm.Message{history.Request("go"), template("", done), tt.next})
+		if s := tr.Turns[0].Steps[0]; s.Accepted != tt.accepted {
+			t.Errorf("a DONE before %s: accepted %v, want %v\n%s", name, s.Accepted, tt.accepted, tr)
+		}
+	}
+	if s := ReadHistory([]llm.Message{history.Request("go"), template("", done)}).Turns[0].Steps[0]; !s.Accepted {
+		t.Error("a DONE at the end of the history is not accepted")
+	}
+}
+
 // A rewind comes before the request that followed it: the first whose
 // number is past the requests it kept; those after every request last.
 func TestRewindsPlaced(t *testing.T) {
