@@ -14,8 +14,8 @@ import (
 type reader struct {
 	history []history.Entry
 	out     Transcript
-	// requests counts the turns of TurnRequest read; numbered is false
-	// once a summary has hidden the requests before it.
+	// requests counts the turns of TurnRequest read; unknown is set once
+	// a summary has hidden the requests before it: their number is lost.
 	requests int
 	unknown  bool
 }
