@@ -9,7 +9,6 @@
 package app
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -24,7 +23,6 @@ import (
 	"github.com/devagent/dev/config"
 	"github.com/devagent/dev/event"
 	"github.com/devagent/dev/guard"
-	"github.com/devagent/dev/history"
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/loop"
 	"github.com/devagent/dev/mcp"
@@ -38,6 +36,7 @@ import (
 	"github.com/devagent/dev/step"
 	"github.com/devagent/dev/textfmt"
 	"github.com/devagent/dev/tools"
+	"github.com/devagent/dev/transcript"
 )
 
 // Size of the directory overview in the system prompt.
@@ -545,41 +544,12 @@ type exchange struct {
 // A history compressed since its last request starts with the summary,
 // which names the request.
 func lastExchange(msgs []llm.Message) exchange {
-	var ex exchange
-	start := -1
-	for i := len(msgs) - 1; i >= 0 && start < 0; i-- {
-		if msgs[i].Role != llm.RoleUser {
-			continue // a reply is not read: only the request is looked for
-		}
-		switch e := history.ReadMessage(msgs[i]); e.Kind {
-		case history.KindRequest:
-			ex.request, start = e.Text, i
-		case history.KindSummary:
-			ex.request, start = cmp.Or(e.Compressed.Current, e.Compressed.Original), i
-		}
+	turn, ok := transcript.Last(msgs)
+	if !ok {
+		return exchange{}
 	}
-	if start < 0 {
-		return ex
-	}
-	ex.recent = msgs[start:]
-	entries := history.Read(ex.recent)
-	for i := len(entries) - 1; i > 0; i-- {
-		e := entries[i]
-		if e.Kind != history.KindReply {
-			continue
-		}
-		if e.Err != nil || len(e.Reply.Tools) == 0 {
-			break
-		}
-		last := e.Reply.Tools[len(e.Reply.Tools)-1]
-		switch {
-		case last.Name == tools.Done && (i+1 == len(entries) || !entries[i+1].ClosesStep()):
-			ex.answer = last.Input
-		case last.Name == tools.AskUser:
-			ex.answer, ex.asked = last.Input, true
-		}
-		break
-	}
+	ex := exchange{request: turn.Request, recent: msgs[turn.From:]}
+	ex.answer, ex.asked = turn.Answer()
 	return ex
 }
 

@@ -13,12 +13,11 @@ import (
 	"github.com/devagent/dev/checkpoints"
 	"github.com/devagent/dev/config"
 	"github.com/devagent/dev/event"
-	"github.com/devagent/dev/history"
-	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/sessions"
 	"github.com/devagent/dev/textfmt"
 	"github.com/devagent/dev/tools"
+	"github.com/devagent/dev/transcript"
 )
 
 // Timeline is a session's checkpoints (SPEC §12): snapshots of the working
@@ -251,27 +250,16 @@ func (t *Timeline) Rewind(ctx context.Context, n int, filesOnly bool) (checkpoin
 	// requests it took out of the history (the session browser shows
 	// them as undone).
 	rec := sessions.Rewind{Time: t.now().UTC(), To: n, From: t.sess.Checkpoints[len(t.sess.Checkpoints)-1].Number, FilesOnly: filesOnly}
-	before := requests(t.sess.History)
+	before := transcript.Requests(t.sess.History)
 	if !filesOnly && r.State != nil {
 		if err := t.sess.RestoreCheckpointState(*r.State); err != nil {
 			return r, err
 		}
 	}
-	rec.Kept = requests(t.sess.History)
+	rec.Kept = transcript.Requests(t.sess.History)
 	rec.Undone = max(0, before-rec.Kept)
 	t.sess.Rewinds = append(t.sess.Rewinds, rec)
 	return r, t.store.Save(t.sess)
-}
-
-// requests counts the requests a history holds.
-func requests(msgs []llm.Message) int {
-	n := 0
-	for _, m := range msgs {
-		if m.Role == llm.RoleUser && history.ReadMessage(m).Kind == history.KindRequest {
-			n++
-		}
-	}
-	return n
 }
 
 // ParseNumber reads a checkpoint number as a user writes it.

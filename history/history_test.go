@@ -152,14 +152,3 @@ func TestAttempt(t *testing.T) {
 		t.Errorf("an attempt reads as %#v", e)
 	}
 }
-
-func TestClosesStep(t *testing.T) {
-	t.Parallel()
-	msgs := goldenMessages()
-	for name, closes := range map[string]bool{"results": true, "results of an interrupted step": true, "interrupted audit": true,
-		"interrupted reply": true, "shell": false, "request": false, "summary": false, "format error": false} {
-		if got := ReadMessage(msgs[name]).ClosesStep(); got != closes {
-			t.Errorf("%s: ClosesStep = %v, want %v", name, got, closes)
-		}
-	}
-}

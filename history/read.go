@@ -117,11 +117,3 @@ func toolNames(content string) []string {
 	}
 	return names
 }
-
-// ClosesStep reports whether e closes the step of the reply before it:
-// the results of its tools, or an interruption. A DONE whose next entry
-// does not (the end of the history, a request, a command the user ran)
-// was accepted: it ended its request.
-func (e Entry) ClosesStep() bool {
-	return e.Kind == KindResults || e.Kind == KindInterruption
-}

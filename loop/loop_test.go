@@ -392,7 +392,8 @@ func TestAuditPassCompletes(t *testing.T) {
 	if in.Request != "do it" || in.Summary != "did it" {
 		t.Errorf("audit input %+v", in)
 	}
-	want := sessions.Audit{Timestamp: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Steps: 3, Verdict: "PASS", Feedback: "Overall: PASS"}
+	// The request, ECHO's reply and results, then the DONE checked: 3.
+	want := sessions.Audit{Timestamp: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Steps: 3, Verdict: "PASS", Feedback: "Overall: PASS", Reply: 3}
 	if len(f.sess.Audits) != 1 || f.sess.Audits[0] != want {
 		t.Errorf("session audits %+v", f.sess.Audits)
 	}
@@ -429,7 +430,14 @@ func TestAuditFailFeedbackGoesToTheWorker(t *testing.T) {
 		t.Errorf("the worker was not given the feedback as DONE's result: %q", got)
 	}
 	if len(f.sess.Audits) != 2 || f.sess.Audits[0].Verdict != "FAIL" {
-		t.Errorf("audits %+v", f.sess.Audits)
+		t.Fatalf("audits %+v", f.sess.Audits)
+	}
+	// Each audit names the reply whose DONE it checked.
+	for i, summary := range []string{"first", "second"} {
+		a := f.sess.Audits[i]
+		if m := f.sess.History[a.Reply]; m.Role != llm.RoleAssistant || !strings.Contains(m.Content, "DONE\n\n## Tool Input\n"+summary) {
+			t.Errorf("audit %d names message %d, %q: want the DONE %q", i+1, a.Reply, m.Content, summary)
+		}
 	}
 }
 

@@ -61,8 +61,10 @@ func (r *run) review(ctx context.Context, resp parser.Response, results []tools.
 		return Outcome{Stop: Failed, Err: fmt.Errorf("audit: %w", err)}, true
 	}
 	r.out.Audits++
+	// The DONE is the last message: its results are not in the history yet.
 	r.sess.Audits = append(r.sess.Audits, sessions.Audit{
-		Timestamp: r.now().UTC(), Steps: res.Steps, Verdict: string(res.Verdict), Feedback: res.Feedback})
+		Timestamp: r.now().UTC(), Steps: res.Steps, Verdict: string(res.Verdict), Feedback: res.Feedback,
+		Reply: len(r.sess.History) - 1, CompressionCount: r.sess.CompressionCount})
 	r.emit(event.AuditFinished{Verdict: string(res.Verdict), Feedback: res.Feedback, Steps: res.Steps})
 	if res.Verdict == audit.Pass {
 		return Outcome{Stop: Done, Summary: summary, Audit: event.AuditPassed}, true

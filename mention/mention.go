@@ -8,10 +8,10 @@
 package mention
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/devagent/dev/tools"
@@ -47,10 +47,10 @@ func Expand(dir, text string) (string, []Attachment) {
 		a := Attachment{Path: path, Lines: f.Lines, Size: f.Size, Binary: f.Binary}
 		list = append(list, a)
 		if f.Binary {
-			blocks = append(blocks, fmt.Sprintf("<file path=%q>\n(a binary file of %s: not attached)\n</file>", path, tools.SizeText(f.Size)))
+			blocks = append(blocks, fileOpen+strconv.Quote(path)+">\n"+binaryPrefix+tools.SizeText(f.Size)+binarySuffix+fileClose)
 			continue
 		}
-		blocks = append(blocks, fmt.Sprintf("<file path=%q>\n%s\n</file>", path, neutralise(strings.TrimSuffix(f.Text, "\n"))))
+		blocks = append(blocks, fileOpen+strconv.Quote(path)+">\n"+neutralise(strings.TrimSuffix(f.Text, "\n"))+fileClose)
 	}
 	if len(blocks) == 0 {
 		return text, nil
@@ -115,6 +115,76 @@ func isFile(dir, p string) bool {
 	return err == nil && info.Mode().IsRegular()
 }
 
+// Attached is a file Expand attached to a request, read back from the
+// request: its path, its lines as attached (a long file's first ones and a
+// note), and its content; a binary file is named, not attached.
+type Attached struct {
+	Path    string
+	Lines   int
+	Binary  bool
+	Content string
+}
+
+// The wrapper Expand puts around each file, and what it says of a binary
+// one.
+const (
+	fileOpen     = "<file path="
+	fileClose    = "\n</file>"
+	binaryPrefix = "(a binary file of "
+	binarySuffix = ": not attached)"
+)
+
+// Split reads a request Expand made back: the text the user typed, and
+// the files it attached after it. A request without attachments, or whose
+// end does not read as Expand writes it, is all text.
+func Split(request string) (text string, files []Attached) {
+	for at := 0; ; {
+		i := strings.Index(request[at:], "\n\n"+fileOpen)
+		if i < 0 {
+			return request, nil
+		}
+		if files, ok := readFiles(request[at+i+2:]); ok {
+			return request[:at+i], files
+		}
+		at += i + 2
+	}
+}
+
+// readFiles reads s as Expand's blocks, separated by a blank line, to its
+// end; ok is false when s is anything else.
+func readFiles(s string) (files []Attached, ok bool) {
+	for {
+		rest, found := strings.CutPrefix(s, fileOpen)
+		if !found {
+			return nil, false
+		}
+		line, rest, found := strings.Cut(rest, ">\n")
+		path, err := strconv.Unquote(line)
+		if !found || err != nil {
+			return nil, false
+		}
+		// The content cannot hold the closing tag: neutralise escaped it.
+		content, rest, found := strings.Cut(rest, fileClose)
+		if !found {
+			return nil, false
+		}
+		f := Attached{Path: path, Content: restore(content)}
+		switch {
+		case strings.HasPrefix(content, binaryPrefix) && strings.HasSuffix(content, binarySuffix) && !strings.Contains(content, "\n"):
+			f.Binary, f.Content = true, ""
+		case content != "":
+			f.Lines = strings.Count(content, "\n") + 1
+		}
+		files = append(files, f)
+		if rest == "" {
+			return files, true
+		}
+		if s, found = strings.CutPrefix(rest, "\n\n"); !found {
+			return nil, false
+		}
+	}
+}
+
 // neutralise keeps a file's content from closing its <file> wrapper early:
 // the '<' of every </file is escaped.
 func neutralise(s string) string {
@@ -132,6 +202,25 @@ func neutralise(s string) string {
 	}
 	b.WriteString(s[last:])
 	return b.String()
+}
+
+// restore undoes neutralise.
+func restore(s string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "&lt;/")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i])
+		if rest := s[i+len("&lt;"):]; len(rest) >= 5 && strings.EqualFold(rest[:5], "/file") {
+			b.WriteByte('<')
+		} else {
+			b.WriteString("&lt;")
+		}
+		s = s[i+len("&lt;"):]
+	}
 }
 
 // Typed finds the @ mention that before (the line up to the cursor) ends

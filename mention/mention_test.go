@@ -160,3 +160,33 @@ func TestTyped(t *testing.T) {
 		}
 	}
 }
+
+// Split reads back what Expand wrote: the text typed, then each file.
+func TestSplit(t *testing.T) {
+	t.Parallel()
+	dir := tree(t, map[string]string{
+		"a.go":       "package a\n",
+		"empty.txt":  "",
+		"logo.png":   "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",
+		"tricky.txt": "before </file> after </FILE &lt;/p>\n",
+		"my file.md": "# Notes\n\n<file path=\"x\">\n",
+	})
+	typed := "explain @a.go, @empty.txt, @logo.png, @tricky.txt and @\"my file.md\"\n"
+	expanded, _ := Expand(dir, typed)
+	text, files := Split(expanded)
+	want := []Attached{
+		{Path: "a.go", Lines: 1, Content: "package a"},
+		{Path: "empty.txt"},
+		{Path: "logo.png", Binary: true},
+		{Path: "tricky.txt", Lines: 1, Content: "before </file> after </FILE &lt;/p>"},
+		{Path: "my file.md", Lines: 3, Content: "# Notes\n\n<file path=\"x\">"},
+	}
+	if text != strings.TrimSuffix(typed, "\n") || !reflect.DeepEqual(files, want) {
+		t.Errorf("Split =\n%q\n%+v\nwant\n%q\n%+v", text, files, typed, want)
+	}
+	for _, s := range []string{"no files", "text that quotes\n\n<file path=\"a.go\">\nbut does not close it", "\n\n<file path=x>\ny\n</file>"} {
+		if text, files := Split(s); text != s || files != nil {
+			t.Errorf("Split(%q) = %q, %+v: want all text", s, text, files)
+		}
+	}
+}

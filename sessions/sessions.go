@@ -38,7 +38,19 @@ type Audit struct {
 	Steps     int       `json:"steps"`
 	Verdict   string    `json:"verdict"` // PASS or FAIL
 	Feedback  string    `json:"feedback"`
+	// Reply is the index in History of the reply whose DONE the audit
+	// checked, and CompressionCount the session's then: the history that
+	// index is in (a compression replaces it; a rewind cuts the history
+	// and the audits together). A DONE accepted without an audit has no
+	// record, so nothing else says which DONE an audit checked. Reply 0:
+	// not recorded (sessions of versions before; a reply is never first).
+	Reply            int `json:"reply,omitempty"`
+	CompressionCount int `json:"compressionCount,omitempty"`
 }
+
+// Passed reports whether the audit accepted the work: its verdict is
+// PASS, as package audit writes it.
+func (a Audit) Passed() bool { return a.Verdict == "PASS" }
 
 // Purposes of a model request.
 const (

@@ -42,6 +42,18 @@ func Excerpt(s string, n int) string {
 	return Clip(strings.Join(strings.Fields(s), " "), n)
 }
 
+// WithoutFences drops the code-fence lines (``` or ~~~) of a tool input:
+// markup for the parser, not content for a person reading the input.
+func WithoutFences(input string) string {
+	var kept []string
+	for _, l := range strings.Split(strings.TrimSpace(input), "\n") {
+		if t := strings.TrimSpace(l); !strings.HasPrefix(t, "```") && !strings.HasPrefix(t, "~~~") {
+			kept = append(kept, l)
+		}
+	}
+	return strings.Join(kept, "\n")
+}
+
 // Summary is the first line of s, at most n runes, followed by " …" when s
 // has more lines: what a one-line display of a tool input shows.
 func Summary(s string, n int) string {

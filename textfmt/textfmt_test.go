@@ -107,3 +107,11 @@ func TestCountShortDuration(t *testing.T) {
 		}
 	}
 }
+
+func TestWithoutFences(t *testing.T) {
+	t.Parallel()
+	in := "a.go\n```go\npackage a\n  ~~~\n```\n\n```find\nx\n```"
+	if got, want := WithoutFences(in), "a.go\npackage a\n\nx"; got != want {
+		t.Errorf("WithoutFences = %q, want %q", got, want)
+	}
+}

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/devagent/dev/event"
-	"github.com/devagent/dev/history"
 	"github.com/devagent/dev/textfmt"
+	"github.com/devagent/dev/transcript"
 )
 
 // What a resumed session shows of itself besides its last exchange: the
@@ -29,13 +29,13 @@ func (t *Terminal) resumed(e event.SessionStarted) {
 	if e.LastRequest != "" {
 		request, _ = t.offscreen(func(s *Terminal) { s.request(e.LastRequest) })
 	}
-	entries := history.Read(e.Recent)
-	if len(entries) > 0 && (entries[0].Kind == history.KindRequest || entries[0].Kind == history.KindSummary) {
-		entries = entries[1:]
-	}
 	steps, replayed := t.offscreen(func(s *Terminal) {
 		s.noTasks = true // shown once, as they are now
-		s.replay(entries, nil, nil)
+		for _, turn := range transcript.ReadHistory(e.Recent).Turns {
+			for _, st := range turn.Steps { // the request is shown above
+				s.step(st)
+			}
+		}
 	})
 	answer := t.lastAnswer(e)
 	var tasks []string

@@ -549,7 +549,7 @@ func (t *Terminal) taskBox(tasks []parser.Task) {
 // elapsed time and last lines of output.
 func (t *Terminal) toolStarted(e event.ToolStarted) {
 	if t.level >= Verbose {
-		t.box("Tool: "+e.Tool, t.toolC, withoutFences(e.Input), nil)
+		t.box("Tool: "+e.Tool, t.toolC, textfmt.WithoutFences(e.Input), nil)
 	}
 	if e.Tool == tools.Command {
 		t.live.command = textfmt.Summary(tools.CommandText(e.Input), 60)
@@ -769,18 +769,6 @@ func (t *Terminal) clip(s string, used int) string {
 	}
 	r := []rune(s)
 	return string(r[:max-1]) + t.sym.ellipsis
-}
-
-// withoutFences drops the code-fence lines of a tool input: markup, not
-// content, in a box.
-func withoutFences(input string) string {
-	var kept []string
-	for _, l := range strings.Split(strings.TrimSpace(input), "\n") {
-		if t := strings.TrimSpace(l); !strings.HasPrefix(t, "```") && !strings.HasPrefix(t, "~~~") {
-			kept = append(kept, l)
-		}
-	}
-	return strings.Join(kept, "\n")
 }
 
 // inputSummary is the first meaningful line of a tool input, skipping fences.

@@ -5,13 +5,12 @@ import (
 	"io"
 	"strings"
 
-	"github.com/devagent/dev/audit"
 	"github.com/devagent/dev/event"
-	"github.com/devagent/dev/history"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/sessions"
 	"github.com/devagent/dev/textfmt"
 	"github.com/devagent/dev/tools"
+	"github.com/devagent/dev/transcript"
 )
 
 // ShowSession writes a stored session as the terminal showed it while it
@@ -25,75 +24,95 @@ func ShowSession(s *Streams, sess *sessions.Session, level Verbosity) {
 	t := NewTerminal(&Streams{Err: s.Out, Width: s.TermWidth(), WidthNow: s.WidthNow, Color: s.OutColor, Unicode: s.Unicode}, max(level, Normal))
 	t.ShowAnswer(s.Out, &Markdown{Color: s.OutColor, Unicode: s.Unicode})
 	t.Emit(event.SessionStarted{ID: sess.ID, Model: sess.Model, Dir: sess.WorkingDirectory})
-	t.replay(history.Read(sess.History), sessions.RejectedBefore(sess), sess.Audits)
+	for _, turn := range transcript.Read(sess).Turns {
+		t.turn(turn)
+	}
 	t.transcriptEnd(sess)
 }
 
-// replay shows the entries of a history as the terminal showed them: the
-// replies dev rejected before each reply (rejected, by the number of
-// replies before them; nil: none known) and the audits of its DONEs, in
-// order.
-func (t *Terminal) replay(entries []history.Entry, rejected map[int][]sessions.Request, audits []sessions.Audit) {
-	var calls []parser.ToolCall // of the last reply, to pair with its results
-	replies := 0                // assistant messages so far
-	for i, e := range entries {
-		switch e.Kind {
-		case history.KindReply:
-			t.rejected(rejected[replies])
-			replies++
-			if e.Err != nil {
-				if t.level >= Verbose {
-					t.Box("Reply", e.Message.Content)
-				} else {
-					t.note("a reply not in the expected format: " + textfmt.FirstLine(e.Message.Content))
-				}
-				calls = nil
-				continue
-			}
-			t.Emit(event.ReplyParsed{Agent: event.Worker, Response: e.Reply})
-			calls = e.Reply.Tools
-			last := calls[len(calls)-1]
-			if last.Name == tools.Done && (i+1 == len(entries) || !entries[i+1].ClosesStep()) {
-				// An accepted DONE ends the run: no results follow it.
-				for _, c := range calls[:len(calls)-1] {
+// turn shows a turn as the terminal showed it: the request as typed, or
+// the summary a compression left, then its steps.
+func (t *Terminal) turn(turn transcript.Turn) {
+	switch turn.Kind {
+	case transcript.TurnRequest:
+		t.request(turn.Text)
+		for _, a := range turn.Attachments {
+			t.Emit(event.FileAttached{Path: a.Path, Lines: a.Lines, Binary: a.Binary})
+		}
+	case transcript.TurnSummary:
+		for _, a := range turn.Audits { // of the DONEs the summary replaced
+			t.Emit(event.AuditFinished{Verdict: a.Verdict, Feedback: a.Feedback, Steps: a.Steps})
+		}
+		t.mu.Lock()
+		t.line(t.cyan.Sprint(t.sym.compress + " the conversation was compressed here; the model went on from this summary:"))
+		if t.level >= Verbose {
+			t.box("Context summary", t.cyan, turn.Summary.Message().Content, t.dim)
+		} else {
+			t.summaryLines(turn.Summary.Summary)
+		}
+		t.mu.Unlock()
+	}
+	for _, s := range turn.Steps {
+		t.step(s)
+	}
+}
+
+// step shows a step as the terminal showed it while it ran.
+func (t *Terminal) step(s transcript.Step) {
+	t.rejected(s.Rejected)
+	switch s.Kind {
+	case transcript.StepReply:
+		t.Emit(event.ReplyParsed{Agent: event.Worker, Response: s.Reply})
+		for _, c := range s.Calls {
+			switch {
+			case c.Result != nil:
+				if c.Name != "" { // a result past the reply's calls has none
 					t.Emit(event.ToolStarted{Agent: event.Worker, Tool: c.Name, Input: c.Input})
 				}
-				audits = t.doneInTranscript(history.ToolResult{Tool: tools.Done, OK: true, Output: last.Input}, audits)
-				calls = nil
+				t.Emit(event.ToolFinished{Agent: event.Worker, Input: c.Input, Result: tools.FromHistory(*c.Result)})
+			case c.Name != tools.Done && !s.HasResults():
+				// The results of a reply whose DONE ended the run are not
+				// kept: its tools started, nothing more is known.
+				t.Emit(event.ToolStarted{Agent: event.Worker, Tool: c.Name, Input: c.Input})
 			}
-		case history.KindRequest:
-			t.request(e.Text)
-		case history.KindSummary:
+		}
+		done, isDone := s.Done()
+		if s.Audit != nil {
+			t.Emit(event.AuditFinished{Verdict: s.Audit.Verdict, Feedback: s.Audit.Feedback, Steps: s.Audit.Steps})
+		}
+		if isDone && (s.Accepted || done.Result != nil && done.Result.OK) {
 			t.mu.Lock()
-			t.line(t.cyan.Sprint(t.sym.compress + " the conversation was compressed here; the model went on from this summary:"))
-			if t.level >= Verbose {
-				t.box("Context summary", t.cyan, e.Message.Content, t.dim)
-			} else {
-				t.summaryLines(e.Compressed.Summary)
-			}
+			t.showAnswer(done.Input)
 			t.mu.Unlock()
-		case history.KindResults:
-			for i, r := range e.Results {
-				input := ""
-				if i < len(calls) {
-					input = calls[i].Input
-					t.Emit(event.ToolStarted{Agent: event.Worker, Tool: calls[i].Name, Input: input})
-				}
-				t.Emit(event.ToolFinished{Agent: event.Worker, Input: input, Result: tools.FromHistory(r)})
-				if r.Tool == tools.Done {
-					audits = t.doneInTranscript(r, audits)
-				}
-			}
-		case history.KindShell:
-			// The user's own command: no reply called it.
-			for _, r := range e.Results {
-				t.shell(e.Command, tools.FromHistory(r))
-			}
-		default: // an interruption, a format error, a message of another kind
-			t.note(e.Message.Content)
+		}
+	case transcript.StepRaw:
+		if t.level >= Verbose {
+			t.Box("Reply", s.Text)
+		} else {
+			t.note("a reply not in the expected format: " + textfmt.FirstLine(s.Text))
+		}
+	case transcript.StepShell:
+		for _, c := range s.Calls {
+			t.shell(s.Text, tools.FromHistory(*c.Result))
+		}
+	case transcript.StepResults:
+		for _, c := range s.Calls {
+			t.Emit(event.ToolFinished{Agent: event.Worker, Result: tools.FromHistory(*c.Result)})
+		}
+	case transcript.StepNote:
+		if s.FormatError {
+			t.note("reply not in the expected format: " + textfmt.FirstLine(s.Text))
+			break
+		}
+		t.note(s.Text) // a message of a kind this version does not know
+	case transcript.StepInterrupted:
+		t.note(s.Text)
+	}
+	if s.Kind == transcript.StepReply && s.Interrupted {
+		for _, n := range s.Notes {
+			t.note(n)
 		}
 	}
-	t.rejected(rejected[replies])
 }
 
 // shell shows a command the user ran (!) as the prompt showed it: the
@@ -147,23 +166,6 @@ func (t *Terminal) rejected(rs []sessions.Request) {
 			Head: rj.Head, Tail: rj.Tail, Lines: rj.Lines})
 		t.mu.Unlock()
 	}
-}
-
-// doneInTranscript shows a DONE: the audit it had, and its summary when
-// it was accepted. Audits are stored in order, one per audited DONE.
-func (t *Terminal) doneInTranscript(r history.ToolResult, audits []sessions.Audit) []sessions.Audit {
-	_, rejected := r.AuditFeedback()
-	if len(audits) > 0 && (rejected || audits[0].Verdict == string(audit.Pass)) {
-		a := audits[0]
-		audits = audits[1:]
-		t.Emit(event.AuditFinished{Verdict: a.Verdict, Feedback: a.Feedback, Steps: a.Steps})
-	}
-	if r.OK {
-		t.mu.Lock()
-		t.showAnswer(r.Output)
-		t.mu.Unlock()
-	}
-	return audits
 }
 
 // request shows a user's request as it was typed at the prompt.

@@ -155,3 +155,41 @@ func TestShowSessionRawReply(t *testing.T) {
 		t.Errorf("verbose:\n%s", got)
 	}
 }
+
+// dev sessions show shows each audit under the request whose DONE it
+// checked (the reply it names): DONEs accepted without an audit get none.
+// Before, the audits were dealt to the DONEs in order, the second under
+// the second request.
+func TestShowSessionAuditsUnderTheirRequests(t *testing.T) {
+	t.Parallel()
+	template := func(tool, input string) llm.Message {
+		return llm.Message{Role: "assistant", Content: "# Agent Response\n\n## Thoughts\nStep.\n\n## Tool Choice\n" + tool + "\n\n## Tool Input\n" + input}
+	}
+	request := func(text string) llm.Message {
+		return llm.Message{Role: "user", Content: "<user_request>\n" + text + "\n</user_request>"}
+	}
+	sess := &sessions.Session{ID: "s4", Status: sessions.Complete,
+		Audits: []sessions.Audit{{Verdict: "PASS", Steps: 1, Reply: 1}, {Verdict: "PASS", Steps: 2, Reply: 7}},
+		History: []llm.Message{
+			request("one"), template("DONE", "First."),
+			request("two"), template("DONE", "Second."),
+			request("three"), template("DONE", "Third."),
+			request("four"), template("DONE", "Fourth."),
+		}}
+	var out bytes.Buffer
+	ShowSession(&Streams{Out: &out, Width: 80, Unicode: true}, sess, Normal)
+	requests := strings.Split(out.String(), "\n› ")[1:]
+	want := []string{"1 step", "", "", "2 steps"}
+	if len(requests) != len(want) {
+		t.Fatalf("%d requests shown, want %d:\n%s", len(requests), len(want), out.String())
+	}
+	for i, text := range requests {
+		got := ""
+		if _, rest, ok := strings.Cut(text, "audit passed ("); ok {
+			got, _, _ = strings.Cut(rest, ")")
+		}
+		if got != want[i] {
+			t.Errorf("request %d shows the audit of %q, want %q:\n%s", i+1, got, want[i], out.String())
+		}
+	}
+}

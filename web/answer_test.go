@@ -55,7 +55,7 @@ func TestSessionPageRendersTheAnswer(t *testing.T) {
 // command.
 func TestRewindsShownAsSuch(t *testing.T) {
 	t.Parallel()
-	got := text(transcript(rewoundSession()))
+	got := text(entriesOf(rewoundSession()))
 	when := time.Date(2026, 3, 14, 15, 20, 26, 0, time.UTC).Local().Format("2006-01-02 15:04")
 	want := []string{
 		"[request] Request 1: write a.txt",

@@ -284,6 +284,20 @@ func TestBrowser(t *testing.T) {
 		t.Error("the rewound session shows the undone change")
 	}
 
+	// Each audit under the request whose DONE it checked; the undone
+	// request's nowhere.
+	saveAsIs(t, store, auditedSession())
+	do("opening the audited session", chromedp.Navigate(base+"/s/"+auditedID), chromedp.WaitVisible(chromedp.CSS("#transcript")))
+	audits := eval(`(() => { const out = []; let request = '';
+		for (const e of document.querySelectorAll('#transcript .request-box .box-title, #transcript .line')) {
+			if (e.classList.contains('box-title')) { request = e.textContent; out.push(request + ':'); continue; }
+			if (e.textContent.includes('audit')) out[out.length - 1] += ' ' + e.querySelector('summary').textContent;
+		}
+		return out.join('|'); })()`)
+	if got, want := fmt.Sprint(audits), "Request 1: ✓ audit passed (1 step)|Request 2:|Request 3:|Request 4: ✓ audit passed (2 steps)"; got != want {
+		t.Errorf("the audited session shows its audits as %q, want %q", got, want)
+	}
+
 	mu.Lock()
 	defer mu.Unlock()
 	for _, p := range problems {

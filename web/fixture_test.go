@@ -31,6 +31,7 @@ const (
 	richID    = "0b0f4d5e-7a1c-4f3e-9b2a-1c2d3e4f5a6b"
 	hostileID = "dddddddd-dddd-4ddd-8ddd-dddddddddddd"
 	rewoundID = "eeeeeeee-0000-4000-8000-00000000000e"
+	auditedID = "aaaaaaaa-0000-4000-8000-00000000000a"
 )
 
 func reply(thoughts string, tasks []parser.Task, calls ...parser.ToolCall) llm.Message {
@@ -161,6 +162,41 @@ func rewoundSession() *sessions.Session {
 		Checkpoints: []checkpoints.Checkpoint{cp(0, checkpoints.BeforeRequest), cp(1, checkpoints.AfterTool), cp(2, checkpoints.BeforeRequest),
 			cp(3, checkpoints.AfterTool), cp(4, checkpoints.BeforeRewind), cp(5, checkpoints.BeforeRequest), cp(6, checkpoints.AfterTool)},
 		Rewinds: []sessions.Rewind{{Time: t0.Add(11 * time.Minute), To: 2, From: 4, Kept: 1, Undone: 1}},
+	}
+}
+
+// auditedSession has an audited request, two whose audit was skipped
+// (nothing changed), an audited /review, and a fifth audited request that
+// /undo took out of the history with its audit (SPEC §17: each audit under
+// the request whose DONE it checked, an undone request's under nothing).
+// Each audit names the reply whose DONE it checked; the steps tell them
+// apart.
+func auditedSession() *sessions.Session {
+	done := func(summary string) llm.Message {
+		return reply("", nil, parser.ToolCall{Name: tools.Done, Input: summary})
+	}
+	write := parser.ToolCall{Name: tools.WriteFile, Input: "a.txt\n```\na\n```"}
+	review := parser.ToolCall{Name: tools.Command, Input: "cat a.txt"}
+	h := []llm.Message{
+		request("write a.txt"), // 0
+		reply("Write.", nil, write),
+		results([]parser.ToolCall{write}, []tools.Result{{Tool: tools.WriteFile, OK: true, Output: "Created a.txt"}}, ""),
+		done("Wrote a."), // 3: audited
+		request("what is 2+2?"),
+		done("Four."), // 5
+		request("what is 3+3?"),
+		done("Six."), // 7
+		request("Review a.txt carefully."),
+		reply("Look.", nil, review),
+		results([]parser.ToolCall{review}, []tools.Result{{Tool: tools.Command, OK: true, Output: "a"}}, ""),
+		done("Reviewed."), // 11: audited
+	}
+	return &sessions.Session{
+		ID: auditedID, CreatedAt: t0, UpdatedAt: t0.Add(30 * time.Minute), WorkingDirectory: "/home/ann/notes",
+		OriginalPrompt: "write a.txt", Model: "qwen3-coder", Status: sessions.Complete, History: h,
+		Audits: []sessions.Audit{{Verdict: "PASS", Steps: 1, Feedback: "Overall: PASS\nwrote a.txt", Reply: 3},
+			{Verdict: "PASS", Steps: 2, Feedback: "Overall: PASS\nreviewed a.txt", Reply: 11}},
+		Rewinds: []sessions.Rewind{{Time: t0.Add(25 * time.Minute), To: 9, From: 12, Kept: 4, Undone: 1}},
 	}
 }
 

@@ -161,7 +161,7 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, http.StatusInternalServerError, err)
 		return
 	}
-	page := sessionPage{S: sess, Title: textfmt.Excerpt(sess.OriginalPrompt, 80), Entries: transcript(sess), Chart: newChart(sess.Requests)}
+	page := sessionPage{S: sess, Title: textfmt.Excerpt(sess.OriginalPrompt, 80), Entries: entriesOf(sess), Chart: newChart(sess.Requests)}
 	if page.Title == "" {
 		page.Title = "Session " + sess.ID
 	}

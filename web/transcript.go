@@ -3,7 +3,6 @@ package web
 import (
 	"fmt"
 	"html/template"
-	"slices"
 	"strings"
 
 	"github.com/devagent/dev/audit"
@@ -12,6 +11,7 @@ import (
 	"github.com/devagent/dev/sessions"
 	"github.com/devagent/dev/textfmt"
 	"github.com/devagent/dev/tools"
+	"github.com/devagent/dev/transcript"
 )
 
 // Kinds of transcript entries: the boxes and lines the terminal shows.
@@ -56,41 +56,18 @@ type entry struct {
 	HTML  template.HTML // an answer rendered (answerHTML)
 }
 
-// transcript rebuilds what the terminal showed of a session's runs from
-// its history: the requests, each reply's thoughts, task list (when it
-// changed) and tool calls, the results, audits, compressions and
-// warnings. The history keeps only the normalised template of accepted
-// replies and the wrapped results, so it is parsed again here; what the
-// history does not keep (reasoning, warnings about the reply's form, the
-// auditor's steps) cannot be shown.
-func transcript(sess *sessions.Session) []entry {
-	b := &builder{sess: sess, auditUsed: make([]bool, len(sess.Audits)), numbered: true, rewinds: sess.Rewinds}
-	entries := history.Read(sess.History)
-	b.matchPasses(entries)
-	rejected := sessions.RejectedBefore(sess)
-	replies := 0
-	for i, e := range entries {
-		b.at = i
-		switch {
-		case e.Kind == history.KindReply:
-			b.flush()
-			b.rejected(rejected[replies])
-			replies++
-			b.assistant(e)
-			continue
-		case e.Kind == history.KindResults && b.pending != nil:
-			b.results(e)
-			continue
-		case e.Kind == history.KindInterruption:
-			b.lastDone = false // not even a DONE ends an interrupted request
-		}
-		b.flush()
-		b.user(e)
+// entriesOf shows a session's transcript as the terminal showed its runs:
+// the requests, each reply's thoughts, task list (when it changed) and
+// tool calls, the results, audits, compressions, rewinds and warnings.
+// What the session does not keep (reasoning, warnings about a reply's
+// form, the auditor's steps) cannot be shown.
+func entriesOf(sess *sessions.Session) []entry {
+	tr := transcript.Read(sess)
+	b := &builder{sess: sess}
+	for _, t := range tr.Turns {
+		b.turn(t)
 	}
-	b.flush()
-	b.rejected(rejected[replies])
-	b.endRequest(true)
-	b.rewound(-1)
+	b.rewound(tr.Rewinds)
 	return b.out
 }
 
@@ -131,26 +108,8 @@ func (b *builder) rejected(rs []sessions.Request) {
 type builder struct {
 	sess  *sessions.Session
 	out   []entry
-	at    int    // index of the message being read
 	tasks string // the task list shown last
-	steps int    // accepted replies in the current request
-	// requests counts the requests shown; after a compression summary
-	// the count of those before it is lost.
-	requests int
-	numbered bool
-	// pending are the calls of the last reply, shown with their results
-	// as the terminal shows them: each tool, then its result. pendingAt
-	// is the reply's index in the history.
-	pending   []parser.ToolCall
-	pendingAt int
-	lastDone  bool // the last reply called DONE
-	closed    bool // the request shown last ended with an accepted DONE
-	auditUsed []bool
-	// passes maps the history index of a DONE that ended its request to
-	// the audit that passed it.
-	passes map[int]int
-	// rewinds are the session's rewinds not shown yet, oldest first.
-	rewinds []sessions.Rewind
+	steps int    // accepted replies since the request began or a DONE ended its work
 }
 
 func (b *builder) add(e entry) { b.out = append(b.out, e) }
@@ -164,114 +123,79 @@ func (b *builder) line(class, text, more string) {
 	b.add(e)
 }
 
-// user shows a message of the user's side that is not the results of the
-// pending calls.
-func (b *builder) user(e history.Entry) {
-	switch e.Kind {
-	case history.KindRequest:
-		b.endRequest(false)
-		b.rewound(b.requests)
-		b.closed = false
-		b.requests++
+// turn shows a request, or the summary of a compression, then its steps
+// and how it ended.
+func (b *builder) turn(t transcript.Turn) {
+	b.rewound(t.Rewinds)
+	b.steps = 0
+	switch t.Kind {
+	case transcript.TurnRequest:
 		title := "Request"
-		if b.numbered {
-			title = fmt.Sprintf("Request %d", b.requests)
+		if t.Number > 0 {
+			title = fmt.Sprintf("Request %d", t.Number)
 		}
-		b.add(entry{Kind: kindRequest, Title: title, Text: e.Text})
-		return
-	case history.KindSummary:
-		b.compressed(e.Message.Content)
-		return
-	case history.KindFormatError:
-		b.line(classWarn, "! reply not in the expected format: "+textfmt.FirstLine(e.Text), e.Text)
-		return
-	case history.KindShell:
-		command := e.Command
+		b.add(entry{Kind: kindRequest, Title: title, Text: t.Text})
+		for _, a := range t.Attachments {
+			what := textfmt.Plural(a.Lines, "line")
+			if a.Binary {
+				what = "binary: named, not attached"
+			}
+			b.line(classDim, fmt.Sprintf("attached %s (%s)", a.Path, what), a.Content)
+		}
+	case transcript.TurnSummary:
+		for _, a := range t.Audits { // of the DONEs the summary replaced
+			b.audit(a)
+		}
+		for _, c := range t.Compressions {
+			b.line(classInfo, fmt.Sprintf("↓ compressed the conversation: %s → %s tokens (%s)",
+				textfmt.Thousands(int64(c.TokensBefore)), textfmt.Thousands(int64(c.TokensAfter)), c.Timestamp.Local().Format("2006-01-02 15:04")), "")
+		}
+		b.add(entry{Kind: kindSummary, Title: "Summary of the earlier conversation", Text: strings.TrimSpace(t.Summary.Message().Content)})
+	}
+	for _, s := range t.Steps {
+		b.step(s)
+	}
+	b.end(t)
+}
+
+// step shows a step as the terminal showed it: a reply's tools each with
+// its result, in the order they ran.
+func (b *builder) step(s transcript.Step) {
+	b.rejected(s.Rejected)
+	switch s.Kind {
+	case transcript.StepReply:
+		b.reply(s)
+	case transcript.StepRaw:
+		b.add(entry{Kind: kindRaw, Title: "Reply (not in the expected format)", Text: strings.TrimSpace(s.Text)})
+	case transcript.StepInterrupted:
+		b.notes([]string{s.Text})
+	case transcript.StepNote:
+		if s.FormatError {
+			b.line(classWarn, "! reply not in the expected format: "+textfmt.FirstLine(s.Text), s.Text)
+			break
+		}
+		b.notes([]string{s.Text})
+	case transcript.StepShell:
+		command := s.Text
 		if command == "" {
 			command = "(a command; this session did not keep which)"
 		}
 		b.add(entry{Kind: kindShell, Title: "Command the user ran (!), for the model to know", Text: command})
-	}
-	for _, r := range e.Results {
-		b.result(r)
-	}
-	b.notes(e.Notes)
-}
-
-// results shows the pending calls with their results, in the order they
-// ran. Calls after a failure did not run; a note says so, as the terminal
-// showed nothing of them.
-func (b *builder) results(e history.Entry) {
-	calls := b.pending
-	b.pending = nil
-	b.lastDone = false // results came back: the request goes on
-	for i, r := range e.Results {
-		if i < len(calls) {
-			b.tool(calls[i])
+		fallthrough
+	case transcript.StepResults:
+		for _, c := range s.Calls {
+			b.result(*c.Result, nil)
 		}
-		b.result(r)
-	}
-	b.notes(e.Notes)
-}
-
-// notes shows the notes dev added for the model: the calls not run, a
-// repeated step, an interruption.
-func (b *builder) notes(notes []string) {
-	for _, n := range notes {
-		b.line(classWarn, "! "+textfmt.FirstLine(n), n)
+		b.notes(s.Notes)
 	}
 }
 
-// flush shows the pending calls that no results message follows: the
-// reply whose DONE ended the request (its results are not kept), or one
-// cut short.
-func (b *builder) flush() {
-	if b.pending == nil {
-		return
-	}
-	calls := b.pending
-	b.pending = nil
-	for _, c := range calls {
-		b.tool(c)
-	}
-	if b.lastDone { // the DONE was accepted: the request ends here
-		if a, ok := b.passes[b.pendingAt]; ok {
-			b.audit(a)
-		}
-		b.line(classOK, "✓ done in "+textfmt.Plural(b.steps, "step"), "")
-		b.steps, b.lastDone, b.closed = 0, false, true
-	}
-}
-
-func (b *builder) tool(call parser.ToolCall) {
-	if call.Name == tools.Done {
-		b.add(entry{Kind: kindAnswer, Title: "DONE", HTML: answerHTML(call.Input)})
-		return
-	}
-	e := entry{Kind: kindTool, Title: "Tool: " + call.Name}
-	e.Text, e.More, e.Lines = clip(withoutFences(call.Input), inputLines)
-	b.add(e)
-}
-
-// compressed shows the compressions that led to a summary, then the
-// summary. The history holds the last summary only; the compressions are
-// all recorded.
-func (b *builder) compressed(summary string) {
-	b.numbered = false
-	for _, c := range b.sess.Compressions {
-		b.line(classInfo, fmt.Sprintf("↓ compressed the conversation: %s → %s tokens (%s)",
-			textfmt.Thousands(int64(c.TokensBefore)), textfmt.Thousands(int64(c.TokensAfter)), c.Timestamp.Local().Format("2006-01-02 15:04")), "")
-	}
-	b.add(entry{Kind: kindSummary, Title: "Summary of the earlier conversation", Text: strings.TrimSpace(summary)})
-}
-
-func (b *builder) assistant(e history.Entry) {
-	if e.Err != nil {
-		b.add(entry{Kind: kindRaw, Title: "Reply (not in the expected format)", Text: strings.TrimSpace(e.Message.Content)})
-		return
-	}
-	resp := e.Reply
+// reply shows a reply: its thoughts, its task list when it changed, its
+// tools with their results (calls after a failure did not run: a note
+// says so, as the terminal showed nothing of them), and a DONE's audit.
+func (b *builder) reply(s transcript.Step) {
 	b.steps++
+	resp := s.Reply
 	if resp.Thoughts != "" {
 		b.add(entry{Kind: kindThought, Title: "Thoughts", Text: resp.Thoughts})
 	}
@@ -281,24 +205,54 @@ func (b *builder) assistant(e history.Entry) {
 			b.add(entry{Kind: kindTasks, Title: "Task List", Tasks: resp.Tasks})
 		}
 	}
-	b.lastDone = callsDone(resp)
-	b.pending, b.pendingAt = resp.Tools, b.at
-	if b.pending == nil {
-		b.pending = []parser.ToolCall{}
+	ran := s.HasResults()
+	for _, c := range s.Calls {
+		if ran && c.Result == nil {
+			continue
+		}
+		if c.Name != "" {
+			b.tool(c.ToolCall)
+		}
+		if c.Result != nil {
+			b.result(*c.Result, s.Audit)
+		}
 	}
+	if s.Accepted { // the request ends here
+		if s.Audit != nil {
+			b.audit(*s.Audit)
+		}
+		b.line(classOK, "✓ done in "+textfmt.Plural(b.steps, "step"), "")
+		b.steps = 0
+	}
+	b.notes(s.Notes)
+}
+
+// notes shows the notes dev added for the model: the calls not run, a
+// repeated step, an interruption.
+func (b *builder) notes(notes []string) {
+	for _, n := range notes {
+		if strings.TrimSpace(n) != "" {
+			b.line(classWarn, "! "+textfmt.FirstLine(n), n)
+		}
+	}
+}
+
+func (b *builder) tool(call parser.ToolCall) {
+	if call.Name == tools.Done {
+		b.add(entry{Kind: kindAnswer, Title: "DONE", HTML: answerHTML(call.Input)})
+		return
+	}
+	e := entry{Kind: kindTool, Title: "Tool: " + call.Name}
+	e.Text, e.More, e.Lines = clip(textfmt.WithoutFences(call.Input), inputLines)
+	b.add(e)
 }
 
 // result shows a tool's result; a DONE the audit did not accept shows as
 // the audit's verdict.
-func (b *builder) result(r history.ToolResult) {
-	if r.Tool == tools.Done {
-		b.lastDone = false // the work goes on
-		if feedback, ok := r.AuditFeedback(); ok {
-			if a, ok := b.failedAudit(feedback); ok {
-				b.audit(a)
-				return
-			}
-		}
+func (b *builder) result(r history.ToolResult, checked *sessions.Audit) {
+	if _, rejected := r.AuditFeedback(); rejected && r.Tool == tools.Done && checked != nil {
+		b.audit(*checked)
+		return
 	}
 	title := "Result"
 	if !r.OK {
@@ -314,91 +268,34 @@ func (b *builder) result(r history.ToolResult) {
 	b.add(e)
 }
 
-// failedAudit finds the failed audit whose feedback a rejected DONE's
-// result holds.
-func (b *builder) failedAudit(feedback string) (int, bool) {
-	for i, a := range b.sess.Audits {
-		if !b.auditUsed[i] && a.Verdict != string(audit.Pass) && strings.TrimSpace(a.Feedback) != "" &&
-			strings.TrimSpace(feedback) == strings.TrimSpace(a.Feedback) {
-			return i, true
-		}
-	}
-	return 0, false
-}
-
-// matchPasses pairs the DONEs that ended their request with the audits
-// that passed. Neither says which goes with which: a DONE accepted
-// without an audit (audit off, or nothing changed) has none, and the
-// history may have lost early DONEs to compression. The latest DONEs go
-// with the latest passes.
-func (b *builder) matchPasses(entries []history.Entry) {
-	b.passes = map[int]int{}
-	var ended []int
-	for i, e := range entries {
-		if e.Kind != history.KindReply || e.Err != nil || !callsDone(e.Reply) {
-			continue
-		}
-		if i+1 == len(entries) || !entries[i+1].ClosesStep() {
-			ended = append(ended, i)
-		}
-	}
-	var passed []int
-	for i, a := range b.sess.Audits {
-		if a.Verdict == string(audit.Pass) {
-			passed = append(passed, i)
-		}
-	}
-	for len(ended) > 0 && len(passed) > 0 {
-		b.passes[ended[len(ended)-1]] = passed[len(passed)-1]
-		b.auditUsed[passed[len(passed)-1]] = true
-		ended, passed = ended[:len(ended)-1], passed[:len(passed)-1]
-	}
-}
-
-// callsDone reports whether a reply calls DONE.
-func callsDone(resp parser.Response) bool {
-	return slices.ContainsFunc(resp.Tools, func(c parser.ToolCall) bool { return c.Name == tools.Done })
-}
-
-func (b *builder) audit(i int) {
-	b.auditUsed[i] = true
-	a := b.sess.Audits[i]
-	if a.Verdict == string(audit.Pass) {
+func (b *builder) audit(a sessions.Audit) {
+	if a.Passed() {
 		b.line(classOK, fmt.Sprintf("✓ audit passed (%s)", textfmt.Plural(a.Steps, "step")), a.Feedback)
 		return
 	}
 	b.line(classFail, fmt.Sprintf("✗ audit failed (%s): %s", textfmt.Plural(a.Steps, "step"), audit.FeedbackLine(a.Feedback)), a.Feedback)
 }
 
-// endRequest closes the request being shown with how it ended, as the
-// terminal's last line does. Only the session's last request has a known
-// status; an earlier one either ended with DONE or was cut short.
-func (b *builder) endRequest(last bool) {
-	if b.closed || b.requests == 0 && b.steps == 0 {
-		return
-	}
+// end says how a turn ended without a DONE, as the terminal's last line
+// does.
+func (b *builder) end(t transcript.Turn) {
 	steps := textfmt.Plural(b.steps, "step")
-	switch {
-	case !last:
+	switch t.End {
+	case transcript.EndNoDone:
 		b.line(classDim, "the request ended without DONE after "+steps, "")
-	case b.sess.Status == sessions.Failed:
+	case transcript.EndFailed:
 		b.line(classFail, "✗ failed after "+steps, "")
-	case b.sess.Status == sessions.Interrupted:
+	case transcript.EndInterrupted:
 		b.line(classWarn, "! interrupted after "+steps+"; dev --resume continues the session", "")
-	case b.sess.Status == sessions.Active:
+	case transcript.EndActive:
 		b.line(classDim, "… in progress, or ended without saving its status ("+steps+" so far)", "")
 	}
-	b.steps, b.lastDone = 0, false
 }
 
-// rewound shows the rewinds that left kept requests in the history,
-// before the request that follows them: the requests the history holds
-// are numbered as they are now, and what a rewind took out is said where
-// it was. kept -1 shows those left.
-func (b *builder) rewound(kept int) {
-	for len(b.rewinds) > 0 && (kept < 0 || b.rewinds[0].Kept <= kept) {
-		r := b.rewinds[0]
-		b.rewinds = b.rewinds[1:]
+// rewound shows rewinds that took requests out of the history, where they
+// did: the requests the history holds are numbered as they are now.
+func (b *builder) rewound(rewinds []sessions.Rewind) {
+	for _, r := range rewinds {
 		when := ""
 		if !r.Time.IsZero() {
 			when = " (" + r.Time.Local().Format("2006-01-02 15:04") + ")"
@@ -416,18 +313,6 @@ func (b *builder) rewound(kept int) {
 		}
 		b.line(classWarn, text, "")
 	}
-}
-
-// withoutFences drops the fence lines of a tool input: markup, not
-// content, as the terminal shows inputs.
-func withoutFences(input string) string {
-	var kept []string
-	for _, l := range strings.Split(strings.TrimSpace(input), "\n") {
-		if t := strings.TrimSpace(l); !strings.HasPrefix(t, "```") && !strings.HasPrefix(t, "~~~") {
-			kept = append(kept, l)
-		}
-	}
-	return strings.Join(kept, "\n")
 }
 
 // clip keeps the first n lines of text; more is the whole text when it

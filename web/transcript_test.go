@@ -3,6 +3,7 @@ package web
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -53,7 +54,7 @@ func text(entries []entry) string {
 // the transcript to review.
 func TestTranscriptGolden(t *testing.T) {
 	t.Parallel()
-	got := text(transcript(richSession()))
+	got := text(entriesOf(richSession()))
 	path := filepath.Join("testdata", "rich-transcript.golden")
 	if *update {
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
@@ -168,7 +169,7 @@ func TestTranscript(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got := text(transcript(&tt.sess))
+			got := text(entriesOf(&tt.sess))
 			if !strings.HasPrefix(got, tt.want) || len(got) != len(tt.want) {
 				t.Errorf("transcript =\n%s\nwant\n%s", got, tt.want)
 			}
@@ -178,6 +179,29 @@ func TestTranscript(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Each audit shows under the request whose DONE it checked, after the
+// DONE: the DONEs accepted without an audit get none, and the undone
+// request's audit is nowhere. Before, the passes were dealt to the last
+// DONEs: request 1's audit showed under request 3.
+func TestAuditsUnderTheirRequests(t *testing.T) {
+	t.Parallel()
+	got := map[string][]string{}
+	title := ""
+	for _, e := range entriesOf(auditedSession()) {
+		switch {
+		case e.Kind == kindRequest:
+			title = e.Title
+			got[title] = nil
+		case e.Kind == kindLine && strings.Contains(e.Text, "audit"):
+			got[title] = append(got[title], e.Text)
+		}
+	}
+	want := map[string][]string{"Request 1": {"✓ audit passed (1 step)"}, "Request 2": nil, "Request 3": nil, "Request 4": {"✓ audit passed (2 steps)"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("audits by request: %q\nwant %q\n%s", got, want, text(entriesOf(auditedSession())))
 	}
 }
 
@@ -199,14 +223,14 @@ func TestTranscriptShowsRejectedReplies(t *testing.T) {
 			{Purpose: "worker", FormatError: true, MaxTokens: 2048, Rejected: &sessions.Rejected{Problem: "cut", Head: []string{"# Agent Response"}, Lines: 300, Cut: true}},
 		},
 	}
-	got := text(transcript(sess))
+	got := text(entriesOf(sess))
 	first := strings.Index(got, "[line warn] ! reply not in the expected format: Your reply has no `## Tool Choice` section.")
 	tool := strings.Index(got, "LIST_DIRECTORY")
 	cut := strings.Index(got, "[line warn] ! reply cut off at maxTokens (2,048 tokens)")
 	if first < 0 || tool < first || cut < tool {
 		t.Fatalf("rejected replies missing or out of place:\n%s", got)
 	}
-	for _, e := range transcript(sess) {
+	for _, e := range entriesOf(sess) {
 		if strings.Contains(e.Text, "Your reply has no") && (!strings.Contains(e.More, "│ Sure! Here is the code:") ||
 			!strings.Contains(e.More, "│ Hope this helps!") || !strings.Contains(e.More, "30 lines")) {
 			t.Errorf("what the model wrote is not shown: %q", e.More)
