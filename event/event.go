@@ -72,6 +72,9 @@ type SessionStarted struct {
 	LastStatus string    // the session's status when it was opened
 	LastReason string    // why its last run failed, when it did and it is known
 	Tasks      []parser.Task
+	// Approval is the approval mode the session is worked on in (auto,
+	// edits, ask, plan): resume says it.
+	Approval string
 }
 
 // FileAttached: a request's @path mention attached a file (or, for a
