@@ -123,6 +123,15 @@ type Streaming struct {
 	Estimated bool
 }
 
+// ReplyInterrupted: the user interrupted a reply while it streamed.
+// Content is what had come of it (reasoning aside, secrets masked): the
+// session keeps it as the request's partial reply, never as a reply the
+// model finished.
+type ReplyInterrupted struct {
+	Agent   Agent
+	Content string
+}
+
 // ReplyReceived: a model request ended with a whole reply; its tokens as
 // the server counted them, or estimated (Estimated) when it gave no count.
 type ReplyReceived struct {
@@ -329,6 +338,7 @@ func (RequestStarted) Name() string    { return "request" }
 func (Streaming) Name() string         { return "streaming" }
 func (ServerAlive) Name() string       { return "server_alive" }
 func (ReplyReceived) Name() string     { return "reply" }
+func (ReplyInterrupted) Name() string  { return "reply_interrupted" }
 func (CommandOutput) Name() string     { return "tool_output" }
 func (ReplyParsed) Name() string       { return "response" }
 func (ToolStarted) Name() string       { return "tool_start" }

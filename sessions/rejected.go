@@ -17,7 +17,7 @@ func RejectedBefore(sess *Session) map[int][]Request {
 	}
 	var accepted []int // indexes in sess.Requests of the worker's accepted replies
 	for i, r := range sess.Requests {
-		if r.Purpose == PurposeWorker && r.Rejected == nil && !r.FormatError {
+		if r.Purpose == PurposeWorker && r.Rejected == nil && !r.FormatError && !r.Interrupted {
 			accepted = append(accepted, i)
 		}
 	}
