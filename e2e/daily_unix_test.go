@@ -55,6 +55,8 @@ func TestTerminalShiftTabSwitchesTheApprovalMode(t *testing.T) {
 	term.typeLine("plan the change")
 	term.expect("Carry it out?")
 	term.prompt("answer› ")
+	term.key("\x1b[Z") // not at a question: the mode stays
+	term.editorReady()
 	term.typeLine("n")
 	term.expect("still in plan mode")
 	term.prompt("plan› ")

@@ -75,6 +75,10 @@ type editor struct {
 	ahead   typeahead
 	// candidates is how many candidates the completer gave last.
 	candidates int
+	// asking: an answer is read (ask), not a message: Shift+Tab does
+	// nothing there, as the mode must not change in the middle of a
+	// request.
+	asking bool
 }
 
 // The editor commands dev adds, and the keys bound to them.
@@ -117,7 +121,7 @@ func newEditor(complete completer, shiftTab func()) *editor {
 		completeCommand: e.complete,
 		cancelCommand:   e.cancelCompletion,
 		shiftTabCommand: func() {
-			if shiftTab != nil {
+			if shiftTab != nil && !e.asking {
 				shiftTab()
 			}
 		},
@@ -207,6 +211,8 @@ func (e *editor) ask(prompt string) (string, error) {
 	defer resume()
 	e.history.paused.Store(true)
 	defer e.history.paused.Store(false)
+	e.asking = true
+	defer func() { e.asking = false }()
 	e.shell.Prompt.Primary(func() string { return prompt })
 	line, err := e.shell.Readline()
 	if errors.Is(err, readline.ErrInterrupt) {
