@@ -120,6 +120,10 @@ type App struct {
 	// NewSession, on the caller's goroutine only.
 	sess *sessions.Session
 	loop *loop.Loop
+	// auditor checks the worker's DONEs (nil: audit off); applyMode
+	// leaves it out in plan mode. initRun: /init's request runs.
+	auditor *audit.Auditor
+	initRun bool
 	// held are the sessions this process opened, each locked and with the
 	// record of the process groups its commands started, until Close:
 	// after /new, the background processes started in an earlier session
@@ -228,7 +232,7 @@ func Open(o Options) (*App, error) {
 	info := <-discovery
 	a.server, a.constrained = info, constrains(a.cfg.Constrain, info.Kind)
 	a.wire()
-	a.sink.Emit(sessionStarted(sess, resumed))
+	a.sink.Emit(sessionStarted(sess, resumed, a.Approval()))
 	a.learnWindow(info)
 	if check != nil {
 		a.reportServer(<-check, info)
@@ -400,8 +404,9 @@ func (a *App) wire() {
 			Now:               a.opts.Now,
 		},
 	}
+	a.auditor = nil
 	if cfg.Audit != config.AuditOff {
-		a.loop.Auditor = &audit.Auditor{
+		a.auditor = &audit.Auditor{
 			Model:  model,
 			Params: auditing,
 			// The auditor's commands run where the worker's do, but never
@@ -420,6 +425,7 @@ func (a *App) wire() {
 			GrammarOptions:    shape,
 		}
 	}
+	a.applyMode()
 }
 
 // requestParams are the request parameters of a run's model requests,
@@ -512,10 +518,11 @@ func (a *App) learnWindow(info llm.ServerInfo) {
 		Server: string(info.Kind), ServerWindow: info.Window, Source: info.Source, Constrained: a.constrained})
 }
 
-// sessionStarted describes the session opened; a resumed one with its last
-// exchange, how and when it ended and its task list.
-func sessionStarted(sess *sessions.Session, resumed bool) event.SessionStarted {
-	e := event.SessionStarted{ID: sess.ID, Resumed: resumed, Model: sess.Model, Dir: sess.WorkingDirectory}
+// sessionStarted describes the session opened, worked on in approval
+// mode; a resumed one with its last exchange, how and when it ended and
+// its task list.
+func sessionStarted(sess *sessions.Session, resumed bool, approval string) event.SessionStarted {
+	e := event.SessionStarted{ID: sess.ID, Resumed: resumed, Model: sess.Model, Dir: sess.WorkingDirectory, Approval: approval}
 	if !resumed {
 		return e
 	}
@@ -613,7 +620,7 @@ func (a *App) switchTo(sess *sessions.Session, resumed bool) error {
 	}
 	a.openTimeline()
 	a.wire()
-	a.sink.Emit(sessionStarted(sess, resumed))
+	a.sink.Emit(sessionStarted(sess, resumed, a.Approval()))
 	return nil
 }
 

@@ -35,6 +35,12 @@ func (a *App) approve(ctx context.Context, act tools.Action) tools.Verdict {
 		need = a.approvals.CommandNeedsApproval(act.Command)
 		what = "the command `" + act.Command + "`"
 	}
+	if a.initRun {
+		var refused string
+		if need, refused = a.initApproval(act); refused != "" {
+			return tools.Verdict{Why: refused}
+		}
+	}
 	if !need {
 		return tools.Verdict{Allowed: true}
 	}

@@ -68,8 +68,7 @@ func (a *App) reportServer(c serverCheck, info llm.ServerInfo) {
 		a.warn(fmt.Sprintf("the model server at %s did not answer within %s. Fix: start it, or check apiUrl in %s (or DEV_API_URL); dev doctor checks the setup.",
 			a.cfg.APIURL, llm.DiscoverTimeout, cfgPath))
 	case c.err != nil && c.err.Kind == llm.KindUnreachable:
-		a.warn(fmt.Sprintf("cannot reach the model server at %s (%s). Fix: start the server, or set apiUrl in %s (or DEV_API_URL); dev doctor checks the setup.",
-			a.cfg.APIURL, c.err.Message, cfgPath))
+		a.warn(unreachable(a.cfg.APIURL, c.err.Message, cfgPath))
 	case c.err != nil && c.err.Kind == llm.KindAuth:
 		a.warn(fmt.Sprintf("the server at %s refused the API key (HTTP %d). Fix: set apiKey in %s (or DEV_API_KEY).", a.cfg.APIURL, c.err.Status, cfgPath))
 	case c.err == nil && info.Kind != llm.ServerLlamaCpp:

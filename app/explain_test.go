@@ -36,7 +36,8 @@ func TestExplainError(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 	wrapped := fmt.Errorf("%w after 4 attempts: %w", llm.ErrRetriesExhausted, &llm.Error{Kind: llm.KindUnreachable, Message: "connection refused"})
-	if got, want := explainError(wrapped, cfg, "/c/config.json"), "gave up after repeated failures: cannot reach the model server at http://localhost:8005/v1 (connection refused). Start the server, or set apiUrl in /c/config.json or DEV_API_URL."; got != want {
+	if got, want := explainError(wrapped, cfg, "/c/config.json"), "gave up after repeated failures: cannot reach the model server at http://localhost:8005/v1 (connection refused). "+
+		"Fix: start it (no server yet? the README's quick start runs one with scripts/llama-server.sh, from dev's checkout), or set apiUrl in /c/config.json or DEV_API_URL; dev doctor checks the setup."; got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }

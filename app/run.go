@@ -160,8 +160,7 @@ func explainError(err error, cfg config.Config, cfgPath string) string {
 	}
 	switch apiErr.Kind {
 	case llm.KindUnreachable:
-		return fmt.Sprintf("%scannot reach the model server at %s (%s). Start the server, or set apiUrl in %s or DEV_API_URL.",
-			prefix, cfg.APIURL, apiErr.Message, cfgPath)
+		return prefix + unreachable(cfg.APIURL, apiErr.Message, cfgPath)
 	case llm.KindAuth:
 		return fmt.Sprintf("the server at %s refused the request (HTTP %d: %s). Set apiKey in %s or DEV_API_KEY.",
 			cfg.APIURL, apiErr.Status, apiErr.Message, cfgPath)
@@ -180,6 +179,16 @@ func explainError(err error, cfg config.Config, cfgPath string) string {
 		return explainOverflow(apiErr, cfg, cfgPath)
 	}
 	return prefix + err.Error()
+}
+
+// unreachable says that the model server at url cannot be reached (why),
+// and how to fix it: start the server, or start one as the README does,
+// or point apiUrl elsewhere; dev doctor checks the setup. The same words
+// before the first prompt and after a failed request, in -p as in a
+// conversation.
+func unreachable(url, why, cfgPath string) string {
+	return fmt.Sprintf("cannot reach the model server at %s (%s). Fix: start it (no server yet? the README's quick start runs one "+
+		"with scripts/llama-server.sh, from dev's checkout), or set apiUrl in %s or DEV_API_URL; dev doctor checks the setup.", url, why, cfgPath)
 }
 
 // explainOverflow says what to configure when the conversation does not fit

@@ -32,7 +32,7 @@ func TestServerCheckedBeforeTheFirstPrompt(t *testing.T) {
 	}{
 		{"fine", func(*world) {}, nil},
 		{"unreachable", func(w *world) { w.opts.Config.APIURL = "http://127.0.0.1:1/v1" },
-			[]string{"cannot reach the model server at http://127.0.0.1:1/v1", "Fix: start the server, or set apiUrl in"}},
+			[]string{"cannot reach the model server at http://127.0.0.1:1/v1", "Fix: start it", "scripts/llama-server.sh", "or set apiUrl in", "dev doctor checks the setup"}},
 		{"unknown model", func(w *world) { w.opts.Config.Model = "mock-modle" },
 			[]string{`has no model "mock-modle"; it offers mock-model`, "Fix: set model in"}},
 		{"missing /v1", func(w *world) { w.opts.Config.APIURL = w.srv.URL },

@@ -130,6 +130,11 @@ func commandKey(argv []string) (key string, at int) {
 	return base, 1
 }
 
+// ReadOnlyCommand is COMMAND as the auditor runs it: only the commands
+// allowed (config auditCommands), as plain words, with the options that
+// write files or run programs refused. Plan mode's COMMAND is this one.
+func ReadOnlyCommand(allowed []string) tools.Tool { return commandTool{policy: newPolicy(allowed)} }
+
 // commandTool is COMMAND restricted by the policy. Allowed commands run as
 // argument vectors through the worker's command runner (same process
 // group handling, timeouts, output caps and sandbox), after the deny rules.

@@ -152,7 +152,7 @@ func (d *devCmd) checkpointsRewind(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ui.Rewound(d.streams.Err, r, c.Bool("files-only"))
+	ui.Rewound(d.streams.Err, r, "dev rewind")
 	return nil
 }
 

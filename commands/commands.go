@@ -47,7 +47,19 @@ func Run(args []string, o Options) error {
 		o.Getwd = os.Getwd
 	}
 	d := &devCmd{streams: o.Streams, env: o.Env, intr: o.Intr, version: o.Version, getwd: o.Getwd}
-	return newCLI(d).Run(flagsFirst(args))
+	help := ui.NewWrapWriter(o.Streams.Out, helpWidth(o.Streams))
+	defer help.Flush()
+	return newCLI(d, help).Run(flagsFirst(args))
+}
+
+// helpWidth is the width help texts fit on stdout: the terminal's less its
+// last column, or $COLUMNS's; a common terminal's when stdout is no
+// terminal (help is read by people, also through a pager).
+func helpWidth(s *ui.Streams) int {
+	if s.OutWidth > 0 {
+		return s.OutWidth - 1
+	}
+	return 79
 }
 
 // devCmd holds what every command needs.

@@ -29,7 +29,9 @@ type home struct {
 	in    string    // stdin
 	inTTY bool      // stdin is a terminal
 	out   io.Writer // stdout, when not a buffer
-	intr  *fakeInterrupts
+	// outWidth is the width of the terminal stdout is (0: not a terminal).
+	outWidth int
+	intr     *fakeInterrupts
 }
 
 func newHome(t *testing.T) *home {
@@ -69,7 +71,7 @@ func (h *home) run(args ...string) result {
 	runs.Lock()
 	defer runs.Unlock()
 	var stdout, stderr bytes.Buffer
-	streams := &ui.Streams{In: strings.NewReader(h.in), InTTY: h.inTTY, Out: &stdout, Err: &stderr, Width: 80}
+	streams := &ui.Streams{In: strings.NewReader(h.in), InTTY: h.inTTY, Out: &stdout, Err: &stderr, Width: 80, OutWidth: h.outWidth}
 	if h.out != nil {
 		streams.Out = h.out
 	}

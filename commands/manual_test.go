@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -49,7 +50,7 @@ func TestManualNamesEverything(t *testing.T) {
 			walk(line, c.Subcommands)
 		}
 	}
-	a := newCLI(&devCmd{streams: &ui.Streams{}})
+	a := newCLI(&devCmd{streams: &ui.Streams{}}, io.Discard)
 	missing = append(missing, missingFlags(pages, "", a.Flags)...)
 	walk("dev", a.Commands)
 

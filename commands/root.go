@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -15,46 +16,47 @@ import (
 	"github.com/devagent/dev/ui"
 )
 
+// exitCodesHelp is dev --help's list of exit codes: one line each, which
+// the help's writer fits to the terminal.
 const exitCodesHelp = `EXIT CODES:
    0    done: DONE accepted (audit passed or skipped)
-   1    server or runtime failure: unreachable, authentication, unknown
-        model, API retries exhausted
-   2    usage or configuration error: bad flag, invalid config, unknown
-        session, nothing to resume, session in use
+   1    server or runtime failure: unreachable, authentication, unknown model, API retries exhausted
+   2    usage or configuration error: bad flag, invalid config, unknown session, nothing to resume, session in use
    3    audit failed maxAuditFailures times in a row
    4    maxLoops reached
    5    replies kept failing to parse, or the model kept repeating itself
    130  interrupted`
 
-// newCLI is the command tree: dev itself and its subcommands.
-func newCLI(d *devCmd) *cli.App {
+// newCLI is the command tree: dev itself and its subcommands. help
+// receives the help texts, fitted to the terminal.
+func newCLI(d *devCmd, help io.Writer) *cli.App {
 	a := &cli.App{
 		Name:  "dev",
-		Usage: "a terminal agent for development work, for any OpenAI-compatible server",
+		Usage: "a terminal agent for development work, with any OpenAI-compatible server",
 		UsageText: `dev                          interactive session in the current directory
 dev -p "prompt"              automated run: no questions, exits when done
-dev --resume [-p "…"]        continue the last session used in this directory
+dev --resume [-p "…"]        continue the last session of this directory
 dev --session <id> [-p …]    continue a session, or start one with that uuid
 dev sessions list            sessions, newest first
-dev sessions show <id>       a session's transcript, as the terminal shows it
-dev sessions serve [--port N]  browse the sessions in a web page on 127.0.0.1
+dev sessions show <id>       a session's transcript as the terminal shows it
+dev sessions serve [--port N]  the sessions in a web page on 127.0.0.1
 dev config                   open config.json in $VISUAL / $EDITOR
 dev config path              print the config file's path
 dev profiles                 the model profiles, the active one marked
 dev stats [--days N]         usage and format compliance per model
 dev checkpoints              the checkpoints of the last session here
-dev diff [FROM [TO]]         changes from checkpoint FROM (first) to TO (now)
+dev diff [FROM [TO]]         what changed from checkpoint FROM to TO (now)
 dev rewind N [--yes]         bring files and session back to checkpoint N
 dev mcp                      the MCP servers, their state and their tools
-dev config show              the effective settings and where each comes from
+dev config show              the settings in force and where each comes from
 dev doctor [--json]          check the model server and say what to change
 
 A session id may be shortened to a unique prefix of 6 characters or more.`,
-		Description: "With -p, stdout carries only the final answer (or, with --json, one JSON\n" +
+		Description: "With -p, stdout carries only the final answer (or, with --json, one JSON " +
 			"object per event and line); progress, warnings and errors go to stderr.\n\n" + exitCodesHelp,
 		HideVersion:     true,
 		HideHelpCommand: true,
-		Writer:          d.streams.Out,
+		Writer:          help,
 		ErrWriter:       d.streams.Err,
 		Reader:          d.streams.In,
 		ExitErrHandler:  func(*cli.Context, error) {}, // main decides exit codes
@@ -84,14 +86,14 @@ func rootFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "prompt", Aliases: []string{"p"}, Usage: "run `PROMPT` unattended and exit when done"},
 		&cli.BoolFlag{Name: "resume", Usage: "continue the last session used in this directory"},
-		&cli.StringFlag{Name: "session", Usage: "continue the session `ID` (a unique prefix will\n\tdo), or create it with that uuid"},
+		&cli.StringFlag{Name: "session", Usage: "continue the session `ID` (a unique prefix will do), or create it with that uuid"},
 		&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "use `MODEL` (overrides config and DEV_MODEL)"},
-		&cli.StringFlag{Name: "profile", Usage: "use the model profile `NAME` of config.json\n\t(overrides DEV_PROFILE)"},
-		&cli.StringFlag{Name: "approval", Usage: "what to ask first: `MODE` auto (nothing), edits\n\t(commands) or ask (commands and file changes)"},
-		&cli.StringFlag{Name: "sandbox", Usage: "`MODE` off, or workspace: commands may write only\n\tin the project, temp and caches (Linux Landlock)"},
-		&cli.StringFlag{Name: "constrain", Usage: "`MODE` auto (llama.cpp and vLLM), on or off: have\n\tthe server shape replies to dev's template"},
+		&cli.StringFlag{Name: "profile", Usage: "use the model profile `NAME` of config.json (overrides DEV_PROFILE)"},
+		&cli.StringFlag{Name: "approval", Usage: "what to ask first: `MODE` auto (nothing), edits (commands), ask (commands and file changes), or plan (only read, and answer with a plan)"},
+		&cli.StringFlag{Name: "sandbox", Usage: "`MODE` off, or workspace: commands may write only in the project, temp and caches (Linux Landlock)"},
+		&cli.StringFlag{Name: "constrain", Usage: "`MODE` auto (llama.cpp and vLLM), on or off: have the server shape replies to dev's template"},
 		&cli.StringFlag{Name: "cwd", Aliases: []string{"C"}, Usage: "work in `DIR` instead of the current directory"},
-		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "show each step in boxes: whole tool inputs and\n\toutputs, reasoning, audit details"},
+		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "show each step in boxes: whole tool inputs and outputs, reasoning, audit details"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "show only status lines and the answer"},
 		&cli.BoolFlag{Name: "json", Usage: "print events as JSON lines on stdout"},
 		&cli.BoolFlag{Name: "no-audit", Usage: "accept DONE without the audit (audit: off)"},

@@ -2,12 +2,15 @@ package commands
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"errors"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
-	"unicode/utf8"
+
+	"github.com/rivo/uniseg"
 
 	"github.com/devagent/dev/config"
 	"github.com/devagent/dev/llm/llmtest"
@@ -131,22 +134,27 @@ func TestRunInterrupted(t *testing.T) {
 	}
 }
 
-// TestHelpFitsEightyColumns: every help page, dev's and each command's,
-// fits a terminal of 80 columns, so that nothing wraps mid-word.
-func TestHelpFitsEightyColumns(t *testing.T) {
+// TestHelpFitsTheTerminal: every help page, dev's and each command's,
+// fits a terminal of 80 columns and one of 60, wrapped between words, and
+// one read through a pipe fits 80.
+func TestHelpFitsTheTerminal(t *testing.T) {
 	h := newHome(t)
 	pages := [][]string{{"--help"}}
-	for _, c := range newCLI(&devCmd{streams: &ui.Streams{}}).Commands {
+	for _, c := range newCLI(&devCmd{streams: &ui.Streams{}}, io.Discard).Commands {
 		pages = append(pages, []string{c.Name, "--help"})
 		for _, sub := range c.Subcommands {
 			pages = append(pages, []string{c.Name, sub.Name, "--help"})
 		}
 	}
-	for _, args := range pages {
-		r := h.run(args...).ok(t)
-		for _, line := range strings.Split(r.stdout, "\n") {
-			if n := utf8.RuneCountInString(line); n > 80 {
-				t.Errorf("dev %s: a line of %d columns:\n%s", strings.Join(args, " "), n, line)
+	for _, width := range []int{80, 60, 0} {
+		h.outWidth = width
+		limit := cmp.Or(width, 80)
+		for _, args := range pages {
+			r := h.run(args...).ok(t)
+			for _, line := range strings.Split(r.stdout, "\n") {
+				if n := uniseg.StringWidth(line); n > limit {
+					t.Errorf("dev %s at %d columns: a line of %d:\n%s", strings.Join(args, " "), width, n, line)
+				}
 			}
 		}
 	}

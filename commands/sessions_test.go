@@ -67,6 +67,10 @@ func TestSessionsShow(t *testing.T) {
 	if strings.Contains(r.stdout, "## Tool Choice") {
 		t.Errorf("show printed the raw reply:\n%s", r.stdout)
 	}
+	// A stored session is neither new nor resumed (SPEC §17).
+	if !strings.Contains(r.stdout, "dev: session "+idNew) || strings.Contains(r.stdout, "new session") {
+		t.Errorf("show announces the session as:\n%s", r.stdout)
+	}
 	r = h.run("sessions", "show", "--raw", idNew).ok(t)
 	if !strings.Contains(r.stdout, "## 2. assistant") || !strings.Contains(r.stdout, "## Tool Choice\nDONE") {
 		t.Errorf("--raw:\n%s", r.stdout)

@@ -41,7 +41,7 @@ type Config struct {
 	DenyCommands        []string `json:"denyCommands"`        // command prefixes never started
 	DenyBuiltinCommands bool     `json:"denyBuiltinCommands"` // the builtin denied list is in force
 	AllowCommands       []string `json:"allowCommands"`       // command prefixes approval does not ask about
-	Approval            string   `json:"approval"`            // auto, edits, ask
+	Approval            string   `json:"approval"`            // auto, edits, ask, plan
 	Sandbox             string   `json:"sandbox"`             // off, workspace
 	// SandboxNetwork is what the sandbox leaves open of the network.
 	SandboxNetwork SandboxNetwork `json:"sandboxNetwork"`
@@ -75,6 +75,8 @@ const (
 	ApprovalAuto  = "auto"
 	ApprovalEdits = "edits"
 	ApprovalAsk   = "ask"
+	// ApprovalPlan: the model may only read; its DONE is a plan (SPEC §17).
+	ApprovalPlan = "plan"
 
 	SandboxOff       = "off"
 	SandboxWorkspace = "workspace"
@@ -218,6 +220,10 @@ const (
 	AuditAlways  = "always"
 	AuditOff     = "off"
 )
+
+// ApprovalModes are the values of the approval key, in the order
+// Shift+Tab cycles through them.
+var ApprovalModes = []string{ApprovalAuto, ApprovalEdits, ApprovalAsk, ApprovalPlan}
 
 // AuditPolicies are the values of the audit key, in the order help shows them.
 var AuditPolicies = []string{AuditChanges, AuditAlways, AuditOff}

@@ -510,10 +510,8 @@ func validate(c *Config) (key, reason string) {
 
 // validateSafety checks the keys of SPEC §13.
 func validateSafety(c *Config) (key, reason string) {
-	switch c.Approval {
-	case ApprovalAuto, ApprovalEdits, ApprovalAsk:
-	default:
-		return "approval", fmt.Sprintf("must be %q, %q or %q, got %q", ApprovalAuto, ApprovalEdits, ApprovalAsk, c.Approval)
+	if !slices.Contains(ApprovalModes, c.Approval) {
+		return "approval", fmt.Sprintf("must be %q, %q, %q or %q, got %q", ApprovalAuto, ApprovalEdits, ApprovalAsk, ApprovalPlan, c.Approval)
 	}
 	switch c.Sandbox {
 	case SandboxOff, SandboxWorkspace:

@@ -60,8 +60,8 @@ func TestLoadSafetyKeys(t *testing.T) {
 func TestSafetyValidation(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ content, key, reason string }{
-		{`{"approval": "never"}`, "approval", `must be "auto", "edits" or "ask", got "never"`},
-		{`{"approval": ""}`, "approval", `must be "auto", "edits" or "ask", got ""`},
+		{`{"approval": "never"}`, "approval", `must be "auto", "edits", "ask" or "plan", got "never"`},
+		{`{"approval": ""}`, "approval", `must be "auto", "edits", "ask" or "plan", got ""`},
 		{`{"sandbox": "on"}`, "sandbox", `must be "off" or "workspace", got "on"`},
 		{`{"writableRoots": ["build"]}`, "writableRoots", `entry 1 must be an absolute path or start with ~/, got "build"`},
 		{`{"writableRoots": ["/ok", ""]}`, "writableRoots", `entry 2 must be an absolute path or start with ~/, got ""`},

@@ -8,7 +8,7 @@ import (
 // Safety is what the safety check reports (SPEC §13): the settings, and
 // what the OS can enforce of the sandbox.
 type Safety struct {
-	Approval string // auto, edits, ask
+	Approval string // auto, edits, ask, plan
 	Sandbox  string // off, workspace
 	// SandboxNetwork is the sandboxNetwork setting for people: "all", or
 	// the open TCP ports ("" for none).

@@ -201,9 +201,15 @@ func TestServerProblemsBeforeTheFirstPrompt(t *testing.T) {
 		w := newWorld(t, map[string]any{"apiUrl": "http://127.0.0.1:1/v1"})
 		r := w.runInput("/exit\n")
 		r.expect(t, 0)
-		if !strings.Contains(r.stderr, "cannot reach the model server at http://127.0.0.1:1/v1") || !strings.Contains(r.stderr, "Fix: start the server, or set apiUrl") {
-			t.Errorf("unreachable:\n%s", r.stderr)
-		}
+		noServer(t, r.stderr)
+	})
+	// -p says the same when its request fails (SPEC §17: no server, no
+	// mystery).
+	t.Run("unreachable with -p", func(t *testing.T) {
+		w := newWorld(t, map[string]any{"apiUrl": "http://127.0.0.1:1/v1", "maxRetriesAutomated": 0})
+		r := w.run("-p", "hello")
+		r.expect(t, 1)
+		noServer(t, r.stderr)
 	})
 	t.Run("unknown model", func(t *testing.T) {
 		w := newWorld(t, map[string]any{"model": "mock-modle"})
@@ -221,6 +227,18 @@ func TestServerProblemsBeforeTheFirstPrompt(t *testing.T) {
 			t.Errorf("no /v1:\n%s", r.stderr)
 		}
 	})
+}
+
+// noServer checks that stderr says the server cannot be reached, and how
+// to start one or check the setup.
+func noServer(t *testing.T, stderr string) {
+	t.Helper()
+	for _, want := range []string{"cannot reach the model server at http://127.0.0.1:1/v1", "Fix: start it",
+		"the README's quick start runs one with scripts/llama-server.sh", "or set apiUrl in", "dev doctor checks the setup"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("%q is not said:\n%s", want, stderr)
+		}
+	}
 }
 
 // --resume shows how the last run ended, and why when it failed.

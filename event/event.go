@@ -72,6 +72,9 @@ type SessionStarted struct {
 	LastStatus string    // the session's status when it was opened
 	LastReason string    // why its last run failed, when it did and it is known
 	Tasks      []parser.Task
+	// Approval is the approval mode the session is worked on in (auto,
+	// edits, ask, plan): resume says it.
+	Approval string
 }
 
 // FileAttached: a request's @path mention attached a file (or, for a
@@ -118,6 +121,15 @@ type Streaming struct {
 	// estimate from the characters received (Estimated).
 	Tokens    int
 	Estimated bool
+}
+
+// ReplyInterrupted: the user interrupted a reply while it streamed.
+// Content is what had come of it (reasoning aside, secrets masked): the
+// session keeps it as the request's partial reply, never as a reply the
+// model finished.
+type ReplyInterrupted struct {
+	Agent   Agent
+	Content string
 }
 
 // ReplyReceived: a model request ended with a whole reply; its tokens as
@@ -326,6 +338,7 @@ func (RequestStarted) Name() string    { return "request" }
 func (Streaming) Name() string         { return "streaming" }
 func (ServerAlive) Name() string       { return "server_alive" }
 func (ReplyReceived) Name() string     { return "reply" }
+func (ReplyInterrupted) Name() string  { return "reply_interrupted" }
 func (CommandOutput) Name() string     { return "tool_output" }
 func (ReplyParsed) Name() string       { return "response" }
 func (ToolStarted) Name() string       { return "tool_start" }

@@ -122,6 +122,9 @@ const (
 	Auto  Mode = "auto"  // nothing is asked
 	Edits Mode = "edits" // commands not allowed by allowCommands are asked
 	Ask   Mode = "ask"   // every file change and every command is asked
+	// Plan: only tools that read run (the caller refuses the others), and
+	// what runs, a read-only command, is not asked about.
+	Plan Mode = "plan"
 )
 
 // Approvals decides, without asking anyone, whether an action needs the

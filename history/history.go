@@ -25,8 +25,11 @@ const (
 	requestClose = "\n</user_request>"
 	// requestTag is how a request starts, read back leniently: histories
 	// of older versions, and hand-written ones, need not break the line.
-	requestTag  = "<user_request>"
-	requestEnd  = "</user_request>"
+	requestTag = "<user_request>"
+	requestEnd = "</user_request>"
+	// planTag starts what follows a request worked on in plan mode
+	// (prompts.PlanMode).
+	planTag     = "<plan_mode>"
 	shellNote   = "The user ran a command in the working directory, for you to know:\n"
 	formatError = "Your reply could not be used: "
 	emptyReply  = "(empty reply)"
@@ -40,6 +43,13 @@ const (
 // <user_request> tags, so the model can tell it from tool data.
 func Request(text string) llm.Message {
 	return user(requestOpen + strings.TrimSpace(text) + requestClose)
+}
+
+// PlanRequest is a request worked on in plan mode (SPEC §17): the request
+// as Request writes it, then what plan mode lets the model do, commands
+// being the read-only commands it may run (prompts.PlanMode).
+func PlanRequest(text string, commands []string) llm.Message {
+	return user(requestOpen + strings.TrimSpace(text) + requestClose + "\n\n" + strings.TrimSpace(prompts.PlanMode(commands)))
 }
 
 // Reply is the assistant's message of an accepted reply: only its

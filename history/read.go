@@ -26,7 +26,7 @@ const (
 type Entry struct {
 	Kind    Kind
 	Message llm.Message // as the history holds it
-	// Text is the request (KindRequest), what the model was told after
+	// Text is the request (KindRequest, without what plan mode added), what the model was told after
 	// "Your reply could not be used: " (KindFormatError), or the whole
 	// message (the other kinds).
 	Text string
@@ -47,6 +47,8 @@ type Entry struct {
 	// Command is the command the user ran (KindShell); "" in histories of
 	// versions that did not keep it.
 	Command string
+	// Plan: the request was worked on in plan mode (KindRequest).
+	Plan bool
 	// Compressed is the parts of a KindSummary.
 	Compressed Compressed
 }
@@ -75,7 +77,11 @@ func ReadMessage(m llm.Message) Entry {
 	switch {
 	case strings.HasPrefix(c, requestTag):
 		e.Kind = KindRequest
-		e.Text = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(c, requestTag), requestEnd))
+		body := strings.TrimPrefix(c, requestTag)
+		if i := strings.LastIndex(body, requestEnd); i >= 0 && strings.HasPrefix(strings.TrimSpace(body[i+len(requestEnd):]), planTag) {
+			body, e.Plan = body[:i], true
+		}
+		e.Text = strings.TrimSpace(strings.TrimSuffix(body, requestEnd))
 	case strings.HasPrefix(c, summaryMark):
 		e.Kind, e.Compressed = KindSummary, readCompressed(c)
 	case strings.HasPrefix(c, formatError):

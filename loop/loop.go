@@ -66,6 +66,13 @@ type Config struct {
 	// CompressThreshold is the fraction of the window at which the history
 	// is compressed before a request.
 	CompressThreshold float64
+
+	// Plan: requests are worked on in plan mode (SPEC §17). The request
+	// tells the model it may only read, the commands it may run being
+	// those starting with one of PlanCommands; refusing the other tools
+	// is Tools' business.
+	Plan         bool
+	PlanCommands []string
 }
 
 // Loop runs the worker against one model with one set of tools. A Loop may
@@ -176,7 +183,11 @@ func (l *Loop) Run(ctx context.Context, sess *sessions.Session, request string) 
 	if l.Checkpoints != nil {
 		l.Checkpoints.BeforeRequest(ctx)
 	}
-	r.conv.Append(history.Request(request))
+	if l.Plan {
+		r.conv.Append(history.PlanRequest(request, l.PlanCommands))
+	} else {
+		r.conv.Append(history.Request(request))
+	}
 	sess.Status = sessions.Active
 	if err := r.save(); err != nil {
 		return r.finish(Outcome{Stop: Failed, Err: err})

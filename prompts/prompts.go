@@ -129,3 +129,17 @@ func CutOff(empty bool) string {
 	}
 	return "Your reply was cut off (the server's output limit was reached) before it was complete. Reply again, shorter: one tool, and split large files into several steps."
 }
+
+// PlanMode follows a request worked on in plan mode (SPEC §17): the model
+// may only read, the commands it may run being those starting with one of
+// commands (auditCommands), and its DONE is the plan.
+func PlanMode(commands []string) string {
+	return render("plan.md", strings.Join(commands, ", "))
+}
+
+// Init is /init's request: write or improve the project's AGENTS.md from
+// what the model reads in the project, and change nothing else.
+func Init() string { return render("init.md", nil) }
+
+// CarryOut is the request that follows a plan the user approved.
+func CarryOut(plan string) string { return render("carry_out.md", strings.TrimSpace(plan)) }

@@ -82,6 +82,8 @@ var _ interface {
 	resumer
 	timeliner
 	profileSwitcher
+	approvalSwitcher
+	initWriter
 } = (*app.App)(nil)
 
 // Builtins are the slash commands a conversation with dev's app offers,
@@ -115,6 +117,10 @@ func commandsFor(r *REPL, a App) []Command {
 		cmds = append(cmds, Command{Name: "/compact", Help: "compress the conversation now, to free the context",
 			Run: func(string) (string, error) { return "", r.compact(c) }})
 	}
+	if ap, ok := a.(approvalSwitcher); ok {
+		cmds = append(cmds, Command{Name: "/approval", Args: "[MODE]", Help: "show the approval mode, or switch to MODE (auto, edits, ask, plan) for the next requests; Shift+Tab cycles",
+			Run: func(arg string) (string, error) { return "", r.approvalCommand(ap, arg) }})
+	}
 	if au, ok := a.(auditSwitcher); ok {
 		cmds = append(cmds, Command{Name: "/audit", Args: "[on|off|changes]", Help: "audit every DONE (on), none (off), or only after changes (changes, the default)",
 			Run: func(arg string) (string, error) { return "", r.audit(au, arg) }})
@@ -122,6 +128,10 @@ func commandsFor(r *REPL, a App) []Command {
 	cmds = append(cmds, Command{Name: "/last", Help: "the last tool result in full (through $PAGER when set)", Run: r.last})
 	if t, ok := a.(timeliner); ok {
 		cmds = append(cmds, timelineCommands(r, t)...)
+	}
+	if i, ok := a.(initWriter); ok {
+		cmds = append(cmds, Command{Name: "/init", Help: "write or improve AGENTS.md from what the model reads here (asks before writing)",
+			Run: func(string) (string, error) { r.initCommand(i); return "", nil }})
 	}
 	if p, ok := a.(profileSwitcher); ok {
 		cmds = append(cmds, Command{Name: "/profile", Args: "[NAME]", Help: "show the model profile, or switch to NAME for the next requests",
@@ -167,35 +177,56 @@ func (r *REPL) names() []string {
 	return n
 }
 
+// say writes a message on stderr, fitted to the terminal's width.
 func (r *REPL) say(format string, args ...any) {
-	fmt.Fprintf(r.streams.Err, format+"\n", args...)
+	fmt.Fprintln(r.streams.Err, ui.Wrap(fmt.Sprintf(format, args...), r.width()))
 }
+
+// width is the columns messages fit in: the terminal's now, less the last
+// column (some terminals wrap there); 0, no limit, when stderr is not a
+// terminal.
+func (r *REPL) width() int {
+	if !r.streams.ErrTTY {
+		return 0
+	}
+	return r.streams.TermWidth() - 1
+}
+
+// helpColumn is the widest usage /help writes beside its help; a wider one
+// has its help on the next line.
+const helpColumn = 20
 
 func (r *REPL) help(string) (string, error) {
 	var b strings.Builder
-	b.WriteString("Type a request and press Enter; dev works on it until it is done.\n")
-	b.WriteString("Pasted text stays one message; Alt+Enter (or \\ at the end of a line) starts a new line.\n")
-	b.WriteString("Tab completes commands and @paths; up and down walk through earlier requests,\n")
-	b.WriteString("Ctrl+R searches them. Text typed while dev works waits at the next prompt.\n")
-	// The indent is in the first cell: the table writer has none.
-	list := ui.Table{Columns: []ui.Column{{}, {}}}
+	b.WriteString("Type a request and press Enter; dev works on it until it is done. " +
+		"Pasted text stays one message; Alt+Enter (or \\ at the end of a line) starts a new line. " +
+		"Tab completes commands and @paths; Shift+Tab switches the approval mode; " +
+		"up and down walk through earlier requests, Ctrl+R searches them. " +
+		"Text typed while dev works waits at the next prompt.\n")
+	column := 0
 	for _, c := range r.commands {
-		usage := strings.TrimSpace(c.Name + " " + c.Args)
+		if w := len(usage(c)); w <= helpColumn {
+			column = max(column, w)
+		}
+	}
+	for _, c := range r.commands {
 		help := c.Help
 		if len(c.Aliases) > 0 {
 			help += " (also " + strings.Join(c.Aliases, ", ") + ")"
 		}
-		list.Rows = append(list.Rows, []string{"  " + usage, help})
-	}
-	// No width: a help text cut with an ellipsis would lose what it says;
-	// the terminal wraps a long line instead.
-	if err := list.Write(&b, ui.Fit{}); err != nil {
-		return "", err
+		if u := usage(c); len(u) > column {
+			fmt.Fprintf(&b, "  %s\n  %*s  %s\n", u, column, "", help)
+		} else {
+			fmt.Fprintf(&b, "  %-*s  %s\n", column, u, help)
+		}
 	}
 	b.WriteString("Ctrl+C during a request interrupts it and returns here; the session is saved.")
 	r.say("%s", b.String())
 	return "", nil
 }
+
+// usage is how /help writes a command: its name and its argument.
+func usage(c Command) string { return strings.TrimSpace(c.Name + " " + c.Args) }
 
 func (r *REPL) tasks(string) (string, error) {
 	tasks := r.app.Session().TaskList

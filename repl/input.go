@@ -26,8 +26,9 @@ var errCtrlC = errors.New("Ctrl+C at the prompt")
 type lineReader interface {
 	// read returns a message, io.EOF when the input ends (Ctrl+D), or
 	// errCtrlC for Ctrl+C at an empty line. What was typed while dev
-	// worked is on the line already.
-	read(prompt string) (string, error)
+	// worked is on the line already. The prompt is drawn anew whenever
+	// the line is (Shift+Tab changes it).
+	read(prompt func() string) (string, error)
 	// ask reads an answer: not kept in the history; any Ctrl+C is errCtrlC.
 	ask(prompt string) (string, error)
 	// useHistory keeps the messages in the file at path.
@@ -49,10 +50,11 @@ func historyPath(configDir, dir string) string {
 }
 
 // newLineReader is a line editor when dev talks to a terminal, and plain
-// lines otherwise (a pipe, a script).
-func newLineReader(s *ui.Streams, complete completer) lineReader {
+// lines otherwise (a pipe, a script). shiftTab is what Shift+Tab does at
+// the prompt.
+func newLineReader(s *ui.Streams, complete completer, shiftTab func()) lineReader {
 	if s.InTTY && s.OutTTY {
-		return newEditor(complete)
+		return newEditor(complete, shiftTab)
 	}
 	sc := bufio.NewScanner(s.In)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
@@ -64,17 +66,30 @@ func newLineReader(s *ui.Streams, complete completer) lineReader {
 type completer func(before string) (word string, candidates []string)
 
 // editor is the line editor (reeflective/readline): history in a file,
-// Ctrl+R to search it, Tab completion, pasted text kept whole (bracketed
-// paste), a new line in the message with Alt+Enter or a line ending in `\`,
-// and type-ahead.
+// Ctrl+R to search it, Tab completion that lists its choices, pasted text
+// kept whole (bracketed paste), a new line in the message with Alt+Enter or
+// a line ending in `\`, Shift+Tab, and type-ahead.
 type editor struct {
 	shell   *readline.Shell
 	history *pausable
 	ahead   typeahead
+	// candidates is how many candidates the completer gave last.
+	candidates int
+	// asking: an answer is read (ask), not a message: Shift+Tab does
+	// nothing there, as the mode must not change in the middle of a
+	// request.
+	asking bool
 }
 
-// newlineCommand is the editor command Alt+Enter runs.
-const newlineCommand = "dev-insert-newline"
+// The editor commands dev adds, and the keys bound to them.
+const (
+	newlineCommand                = "dev-insert-newline"    // Alt+Enter
+	completeCommand               = "dev-complete"          // Tab
+	cancelCommand                 = "dev-cancel-completion" // Ctrl+C while Tab's list is shown
+	shiftTabCommand               = "dev-shift-tab"         // Shift+Tab
+	menuSelect                    = "menu-select"           // the library's keymap while Tab's list is shown
+	tabKey, shiftTabKey, ctrlCKey = "\t", "\x1b[Z", "\x03"
+)
 
 // altEnter are the keys terminals send for Alt+Enter: Esc, then Enter as
 // carriage return or line feed. The library's default keymap binds each
@@ -82,8 +97,9 @@ const newlineCommand = "dev-insert-newline"
 // against the same keys and prefers: both forms are bound.
 var altEnter = []string{"\x1b\r", "\x1b\n", string(rune(0x80 | '\r')), string(rune(0x80 | '\n'))}
 
-func newEditor(complete completer) *editor {
+func newEditor(complete completer, shiftTab func()) *editor {
 	shell := readline.NewShell()
+	e := &editor{shell: shell, history: &pausable{}}
 	// The terminal marks a paste, so that its newlines do not send it line
 	// by line: the library supports it, off by default.
 	_ = shell.Config.Set("enable-bracketed-paste", true)
@@ -96,12 +112,28 @@ func newEditor(complete completer) *editor {
 		return !strings.HasSuffix(strings.TrimRight(string(line), " "), `\`)
 	}
 	shell.Prompt.Secondary(func() string { return "  " })
-	shell.Keymap.Register(map[string]func(){newlineCommand: func() { shell.Cursor().InsertAt('\n') }})
+	// Tab on an ambiguous prefix puts in what the candidates share and
+	// lists them under the prompt; Tab again goes through them (GNU
+	// readline's menu-complete-display-prefix).
+	_ = shell.Config.Set("menu-complete-display-prefix", true)
+	shell.Keymap.Register(map[string]func(){
+		newlineCommand:  func() { shell.Cursor().InsertAt('\n') },
+		completeCommand: e.complete,
+		cancelCommand:   e.cancelCompletion,
+		shiftTabCommand: func() {
+			if shiftTab != nil && !e.asking {
+				shiftTab()
+			}
+		},
+	})
 	for _, keymap := range []string{"emacs", "vi-insert"} {
 		for _, keys := range altEnter {
 			_ = shell.Config.Bind(keymap, keys, newlineCommand, false)
 		}
+		_ = shell.Config.Bind(keymap, tabKey, completeCommand, false)
+		_ = shell.Config.Bind(keymap, shiftTabKey, shiftTabCommand, false)
 	}
+	_ = shell.Config.Bind(menuSelect, ctrlCKey, cancelCommand, false)
 	shell.Completer = func(line []rune, cursor int) readline.Completions {
 		word, values := complete(string(line[:min(max(cursor, 0), len(line))]))
 		// The library cuts the word it replaces by its length in bytes,
@@ -115,11 +147,30 @@ func newEditor(complete completer) *editor {
 		// next key is typed (it took back the word's last letter).
 		c := readline.CompleteValues(values...)
 		c.PREFIX = word
+		e.candidates = len(values)
 		return c
 	}
-	e := &editor{shell: shell, history: &pausable{}}
 	e.ahead = newTypeahead()
 	return e
+}
+
+// complete is Tab: the first one completes a word that has one candidate,
+// or puts in what the candidates share and lists them under the prompt;
+// the next ones go through the list.
+func (e *editor) complete() {
+	menu := e.shell.Keymap.Commands()["menu-complete"]
+	listing := string(e.shell.Keymap.Local()) == menuSelect
+	e.candidates = 0
+	menu()
+	if !listing && e.candidates == 1 {
+		menu() // the one candidate goes in, and no list is left
+	}
+}
+
+// cancelCompletion is Ctrl+C while Tab's list is shown: the list goes, and
+// the line stays as typed (a candidate Tab put in on trial goes too).
+func (e *editor) cancelCompletion() {
+	e.shell.Display.ResetHelpers()
 }
 
 func (e *editor) useHistory(path string) {
@@ -134,8 +185,8 @@ func (e *editor) useHistory(path string) {
 	e.shell.History.Add("dev", e.history)
 }
 
-func (e *editor) read(prompt string) (string, error) {
-	e.shell.Prompt.Primary(func() string { return prompt })
+func (e *editor) read(prompt func() string) (string, error) {
+	e.shell.Prompt.Primary(prompt)
 	if typed := e.ahead.take(); typed != "" {
 		// As a paste: its newlines stay in the message, nothing is sent.
 		e.shell.Keys.Feed(false, asKeys("\x1b[200~"+typed+"\x1b[201~")...)
@@ -160,6 +211,8 @@ func (e *editor) ask(prompt string) (string, error) {
 	defer resume()
 	e.history.paused.Store(true)
 	defer e.history.paused.Store(false)
+	e.asking = true
+	defer func() { e.asking = false }()
 	e.shell.Prompt.Primary(func() string { return prompt })
 	line, err := e.shell.Readline()
 	if errors.Is(err, readline.ErrInterrupt) {
@@ -239,7 +292,12 @@ type plainReader struct {
 	out     io.Writer // where prompts are shown
 }
 
-func (p *plainReader) read(prompt string) (string, error) {
+func (p *plainReader) read(prompt func() string) (string, error) {
+	return p.lines(prompt())
+}
+
+// lines reads a message: a line, and the next ones while a line ends in `\`.
+func (p *plainReader) lines(prompt string) (string, error) {
 	var parts []string
 	for {
 		fmt.Fprint(p.out, prompt)
@@ -262,7 +320,7 @@ func (p *plainReader) read(prompt string) (string, error) {
 	}
 }
 
-func (p *plainReader) ask(prompt string) (string, error) { return p.read(prompt) }
+func (p *plainReader) ask(prompt string) (string, error) { return p.lines(prompt) }
 func (p *plainReader) useHistory(string)                 {}
 func (p *plainReader) typeAhead(bool)                    {}
 func (p *plainReader) restore()                          {}

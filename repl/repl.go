@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/devagent/dev/app"
+	"github.com/devagent/dev/config"
+	"github.com/devagent/dev/loop"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/sessions"
 	"github.com/devagent/dev/slashcmd"
@@ -95,7 +97,7 @@ func New(o Options) *REPL {
 		o.Env = func(string) string { return "" }
 	}
 	r := &REPL{opts: o, streams: o.Streams}
-	r.input = newLineReader(o.Streams, r.complete)
+	r.input = newLineReader(o.Streams, r.complete, r.nextApproval)
 	return r
 }
 
@@ -148,7 +150,7 @@ func (r *REPL) Ask(ctx context.Context, question string) (string, error) {
 // question shows a question and reads its answer at the answer› prompt,
 // the same for every question dev asks.
 func (r *REPL) question(question string) (string, error) {
-	fmt.Fprintln(r.streams.Err, "\n"+strings.TrimSpace(question))
+	r.say("\n%s", strings.TrimSpace(question))
 	return r.input.ask("answer" + r.promptMark())
 }
 
@@ -162,7 +164,7 @@ func (r *REPL) Run(a App) error {
 		fmt.Fprintln(r.streams.Err, "Type /help for help.")
 	}
 	for !r.opts.Intr.Ending() {
-		text, err := r.input.read(r.promptMark())
+		text, err := r.input.read(r.prompt)
 		switch {
 		case err == io.EOF:
 			fmt.Fprintln(r.streams.Err)
@@ -197,7 +199,7 @@ func (r *REPL) Run(a App) error {
 				return nil
 			}
 			if err != nil {
-				fmt.Fprintln(r.streams.Err, "dev: "+err.Error())
+				r.say("dev: %v", err)
 			}
 			if request == "" {
 				continue
@@ -230,9 +232,15 @@ func (r *REPL) start(a App) {
 }
 
 // request runs one message; Ctrl+C interrupts it and returns to the
-// prompt. What is typed meanwhile is kept for the next prompt.
+// prompt. What is typed meanwhile is kept for the next prompt. A plan made
+// in plan mode is offered to be carried out.
 func (r *REPL) request(text string) {
-	r.work(func(ctx context.Context) { r.app.Run(ctx, text) })
+	planning := r.approval() == config.ApprovalPlan
+	var res app.Result
+	r.work(func(ctx context.Context) { res = r.app.Run(ctx, text) })
+	if planning && res.Stop == loop.Done && strings.TrimSpace(res.Summary) != "" {
+		r.carryOut(res.Summary)
+	}
 }
 
 // work runs f with a context Ctrl+C cancels, keeping what is typed meanwhile.
@@ -252,6 +260,15 @@ func (r *REPL) work(f func(ctx context.Context)) {
 	done()
 }
 
+// prompt is the prompt of a message: the approval mode when it is not
+// auto ("plan› "), then the mark.
+func (r *REPL) prompt() string {
+	if mode := r.approval(); mode != "" && mode != config.ApprovalAuto {
+		return mode + r.promptMark()
+	}
+	return r.promptMark()
+}
+
 // promptMark ends the prompt: "› ", or "> " where the locale is not UTF-8.
 func (r *REPL) promptMark() string {
 	if r.streams.Unicode {
@@ -269,7 +286,7 @@ func (r *REPL) shell(command string) {
 	}
 	var res tools.Result
 	r.work(func(ctx context.Context) { res = r.app.Shell(ctx, command) })
-	r.say("%s", strings.TrimRight(res.Output, "\n"))
+	fmt.Fprintln(r.streams.Err, strings.TrimRight(res.Output, "\n")) // the command's own lines, as it wrote them
 }
 
 // addFileCommands makes the slash commands defined by files (SPEC §15)

@@ -16,9 +16,12 @@ import (
 
 	"github.com/devagent/dev/app"
 	"github.com/devagent/dev/config"
+	"github.com/devagent/dev/loop"
 	"github.com/devagent/dev/parser"
+	"github.com/devagent/dev/prompts"
 	"github.com/devagent/dev/sessions"
 	"github.com/devagent/dev/ui"
+	"github.com/rivo/uniseg"
 )
 
 // fakeApp records what the REPL asks of the app.
@@ -31,14 +34,27 @@ type fakeApp struct {
 	audit        string
 	resumed      []string
 	compacts     int
+	approval     string
+	inits        int
+	// result is what each request ends with.
+	result app.Result
 }
 
 func (f *fakeApp) Run(_ context.Context, request string) app.Result {
 	f.requests = append(f.requests, request)
-	return app.Result{}
+	return f.result
 }
-func (f *fakeApp) Session() *sessions.Session { return f.sess }
-func (f *fakeApp) NewSession() error          { return nil }
+func (f *fakeApp) Approval() string { return f.approval }
+func (f *fakeApp) SetApproval(m string) error {
+	if !slices.Contains(config.ApprovalModes, m) {
+		return errors.New("bad mode")
+	}
+	f.approval = m
+	return nil
+}
+func (f *fakeApp) Init(context.Context) app.Result { f.inits++; return app.Result{} }
+func (f *fakeApp) Session() *sessions.Session      { return f.sess }
+func (f *fakeApp) NewSession() error               { return nil }
 func (f *fakeApp) Resume(id string) error {
 	f.resumed = append(f.resumed, id)
 	return nil
@@ -75,7 +91,8 @@ type script struct {
 	prompts []string
 }
 
-func (s *script) read(prompt string) (string, error) {
+func (s *script) read(prompt func() string) (string, error) { return s.ask(prompt()) }
+func (s *script) ask(prompt string) (string, error) {
 	s.prompts = append(s.prompts, prompt)
 	*s.clock = s.clock.Add(s.step)
 	if len(s.items) == 0 {
@@ -88,10 +105,9 @@ func (s *script) read(prompt string) (string, error) {
 	}
 	return next.(string), nil
 }
-func (s *script) ask(prompt string) (string, error) { return s.read(prompt) }
-func (s *script) useHistory(string)                 {}
-func (s *script) typeAhead(bool)                    {}
-func (s *script) restore()                          {}
+func (s *script) useHistory(string) {}
+func (s *script) typeAhead(bool)    {}
+func (s *script) restore()          {}
 
 type noScreen struct {
 	boxes               []string
@@ -118,7 +134,7 @@ func newTestREPL(t *testing.T, step time.Duration, items ...any) (*REPL, *fakeAp
 	r := New(Options{Streams: &ui.Streams{Err: &errBuf, In: strings.NewReader("")}, ConfigDir: t.TempDir(), Intr: never{},
 		Screen: screen, Now: func() time.Time { return now }})
 	r.input = &script{items: items, clock: &now, step: step}
-	a := &fakeApp{sess: &sessions.Session{ID: "11111111-2222-4333-8444-555555555555", WorkingDirectory: t.TempDir()}, model: "m", audit: config.AuditChanges}
+	a := &fakeApp{sess: &sessions.Session{ID: "11111111-2222-4333-8444-555555555555", WorkingDirectory: t.TempDir()}, model: "m", audit: config.AuditChanges, approval: config.ApprovalAuto}
 	return r, a, &errBuf, screen
 }
 
@@ -322,5 +338,116 @@ func TestCommandsFollowTheApp(t *testing.T) {
 		if strings.Contains(got, missing) {
 			t.Errorf("lists %s, which the app cannot serve:\n%s", missing, got)
 		}
+	}
+}
+
+// /help and the messages of interactive mode fit the terminal, 80 columns
+// and 60, wrapped between words (SPEC §17: every text fits).
+func TestHelpFitsTheTerminal(t *testing.T) {
+	t.Parallel()
+	for _, width := range []int{80, 60} {
+		r, a, out, _ := newTestREPL(t, time.Millisecond, "/help", "/approval", "/approval sometimes", "/exit")
+		r.streams.ErrTTY, r.streams.Width, r.streams.Unicode = true, width, true
+		r.Add(Command{Name: "/review", Args: "[FILE]", Help: "review a file against the project's conventions, as defined in .dev/commands/review.md"})
+		if err := r.Run(a); err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(out.String(), "\n")
+		for _, l := range lines {
+			if n := uniseg.StringWidth(l); n >= width {
+				t.Errorf("%d columns: a line of %d:\n%s", width, n, l)
+			}
+		}
+		got := out.String()
+		for _, want := range []string{"/approval [MODE]", "/init", "/checkpoints [all]", "Shift+Tab", "/review [FILE]"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("%d columns: /help lacks %q:\n%s", width, want, got)
+			}
+		}
+		if len(lines) < 25 {
+			t.Errorf("%d columns: only %d lines:\n%s", width, len(lines), got)
+		}
+	}
+}
+
+// /approval shows and switches the mode; the prompt shows it when it is
+// not auto; Shift+Tab cycles auto, edits, ask, plan.
+func TestApprovalModes(t *testing.T) {
+	t.Parallel()
+	r, a, out, _ := newTestREPL(t, time.Millisecond, "/approval", "/approval edits", "/approval never", "/exit")
+	r.streams.Unicode = true
+	if err := r.Run(a); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"approval: auto (", "approval: edits for the next requests", `/approval takes auto, edits, ask, plan, not "never"`} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("lacks %q:\n%s", want, out.String())
+		}
+	}
+	if got := r.input.(*script).prompts; !slices.Equal(got, []string{"› ", "› ", "edits› ", "edits› "}) {
+		t.Errorf("prompts %q", got)
+	}
+	var cycle []string
+	for range 4 {
+		r.nextApproval()
+		cycle = append(cycle, r.prompt())
+	}
+	if want := []string{"ask› ", "plan› ", "› ", "edits› "}; !slices.Equal(cycle, want) {
+		t.Errorf("Shift+Tab: %q, want %q", cycle, want)
+	}
+}
+
+// A plan made in plan mode is offered: yes and edits switch the mode and
+// send the plan back as the next request; no leaves plan mode on.
+func TestPlanIsOfferedToBeCarriedOut(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		answer, mode string
+		carried      bool
+	}{
+		{"y", config.ApprovalAuto, true},
+		{"e", config.ApprovalEdits, true},
+		{"n", config.ApprovalPlan, false},
+		{"", config.ApprovalPlan, false},
+	} {
+		r, a, out, _ := newTestREPL(t, time.Millisecond, "add Greet", tt.answer, "/exit")
+		a.approval = config.ApprovalPlan
+		a.result = app.Result{Outcome: loop.Outcome{Stop: loop.Done, Summary: "1. write greet.go"}}
+		if err := r.Run(a); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), "Carry it out? [y]es, [e]dits") {
+			t.Errorf("%q: not asked:\n%s", tt.answer, out.String())
+		}
+		want := []string{"add Greet"}
+		if tt.carried {
+			want = append(want, prompts.CarryOut("1. write greet.go"))
+		}
+		if !slices.Equal(a.requests, want) || a.approval != tt.mode {
+			t.Errorf("%q: requests %q, mode %s", tt.answer, a.requests, a.approval)
+		}
+	}
+	// Out of plan mode, or when the request did not end with a plan,
+	// nothing is asked.
+	r, a, out, _ := newTestREPL(t, time.Millisecond, "add Greet", "/exit")
+	a.result = app.Result{Outcome: loop.Outcome{Stop: loop.Done, Summary: "Done."}}
+	r.Run(a)
+	if strings.Contains(out.String(), "Carry it out") {
+		t.Errorf("asked in auto mode:\n%s", out.String())
+	}
+	r, a, out, _ = newTestREPL(t, time.Millisecond, "add Greet", "/exit")
+	a.approval, a.result = config.ApprovalPlan, app.Result{Outcome: loop.Outcome{Stop: loop.Interrupted}}
+	r.Run(a)
+	if strings.Contains(out.String(), "Carry it out") {
+		t.Errorf("asked after an interruption:\n%s", out.String())
+	}
+}
+
+func TestInitCommand(t *testing.T) {
+	t.Parallel()
+	r, a, _, _ := newTestREPL(t, time.Millisecond, "/init", "/exit")
+	r.Run(a)
+	if a.inits != 1 || len(a.requests) != 0 {
+		t.Errorf("inits %d, requests %q", a.inits, a.requests)
 	}
 }

@@ -3,10 +3,12 @@ package repl
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/devagent/dev/app"
 	"github.com/devagent/dev/checkpoints"
+	"github.com/devagent/dev/textfmt"
 	"github.com/devagent/dev/ui"
 )
 
@@ -29,8 +31,8 @@ type (
 
 func timelineCommands(r *REPL, tl timeliner) []Command {
 	return []Command{
-		{Name: "/checkpoints", Help: "the checkpoints of this session: what changed at each",
-			Run: func(string) (string, error) { return "", r.checkpoints(tl) }},
+		{Name: "/checkpoints", Args: "[all]", Help: "the checkpoints of this session where something changed (all: every one)",
+			Run: func(arg string) (string, error) { return "", r.checkpoints(tl, arg) }},
 		{Name: "/diff", Help: "what the last request changed in the directory",
 			Run: func(string) (string, error) { return "", r.diff(tl) }},
 		{Name: "/undo", Help: "undo the last request: rewind to the checkpoint before it (asks first)",
@@ -53,7 +55,12 @@ func timeline(tl timeliner) (*app.Timeline, error) {
 	return t, nil
 }
 
-func (r *REPL) checkpoints(tl timeliner) error {
+// checkpoints lists the session's checkpoints: the first, and those where
+// something changed since the one before; with "all", every one.
+func (r *REPL) checkpoints(tl timeliner, arg string) error {
+	if arg != "" && arg != "all" {
+		return fmt.Errorf("/checkpoints takes all or nothing, not %q", arg)
+	}
 	t, err := timeline(tl)
 	if err != nil {
 		return err
@@ -66,7 +73,29 @@ func (r *REPL) checkpoints(tl timeliner) error {
 		r.say("no checkpoints yet: the first is taken when a request starts")
 		return nil
 	}
-	return ui.Checkpoints(r.streams.Err, list, r.streams.ErrFit())
+	shown := list
+	if arg != "all" {
+		shown = changed(list)
+	}
+	if err := ui.Checkpoints(r.streams.Err, shown, r.streams.ErrFit()); err != nil {
+		return err
+	}
+	if n := len(list) - len(shown); n > 0 {
+		r.say("%s where nothing changed left out (/checkpoints all lists every one)", textfmt.Count(n, "checkpoint"))
+	}
+	return nil
+}
+
+// changed are the checkpoints of list where something changed since the
+// one before, and the first: the state everything started from.
+func changed(list []checkpoints.Entry) []checkpoints.Entry {
+	var out []checkpoints.Entry
+	for i, e := range list {
+		if i == 0 || len(e.Changes) > 0 {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 func (r *REPL) diff(tl timeliner) error {
@@ -106,7 +135,7 @@ func (r *REPL) undo(tl timeliner) error {
 func (r *REPL) rewind(tl timeliner, arg string) error {
 	n, err := app.ParseNumber(arg)
 	if err != nil {
-		return errors.New("usage: /rewind N (/checkpoints lists the numbers): " + err.Error())
+		return fmt.Errorf("usage: /rewind N, the number of a checkpoint (/checkpoints lists them), not %q", arg)
 	}
 	t, err := timeline(tl)
 	if err != nil {
@@ -135,7 +164,7 @@ func (r *REPL) rewindTo(t *app.Timeline, n int) error {
 	if err != nil {
 		return err
 	}
-	ui.Rewound(r.streams.Err, rw, false)
+	ui.Rewound(r.streams.Err, rw, "/rewind")
 	return nil
 }
 

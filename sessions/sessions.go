@@ -89,7 +89,15 @@ type Request struct {
 	// Rejected is the reply, in brief, when it could not be used: what the
 	// model wrote stays visible, though it never enters the history.
 	Rejected *Rejected `json:"rejected,omitempty"`
+	// Interrupted: the user interrupted the reply while it streamed;
+	// Partial is what had come of it (reasoning aside, at most PartialMax
+	// bytes). It never enters the history: the model did not finish it.
+	Interrupted bool   `json:"interrupted,omitempty"`
+	Partial     string `json:"partial,omitempty"`
 }
+
+// PartialMax bounds the partial reply a request record keeps.
+const PartialMax = 64 << 10
 
 // Rejected is a reply that could not be used, kept with the request that
 // got it: the problem told to the model, and the reply's first and last

@@ -166,10 +166,15 @@ func (c *Conversation) Request(ctx context.Context, step int) (llm.Reply, error)
 		}
 		prompt := c.est.Estimate(req.Messages) // before observe changes what it knows
 		req.MaxTokens = c.replyCap(prompt)
+		started := c.now()
+		var partial strings.Builder // the reply so far, kept if the user interrupts it
 		reply, err := c.Model.Stream(ctx, req, func(d llm.Delta) {
 			streaming.Store(true)
 			chunks++
 			chars += len(d.Content) + len(d.Reasoning)
+			if partial.Len() < sessions.PartialMax {
+				partial.WriteString(d.Content)
+			}
 			c.emit(event.Streaming{Agent: c.Agent, Content: d.Content, Reasoning: d.Reasoning, Chunks: chunks,
 				Tokens: compress.Tokens(chars), Estimated: true})
 		})
@@ -189,6 +194,9 @@ func (c *Conversation) Request(ctx context.Context, step int) (llm.Reply, error)
 			c.emit(received(c.Agent, reply.Usage, prompt, len(reply.Content)+len(reply.Reasoning)))
 			return reply, nil
 		}
+		if ctx.Err() != nil && chunks > 0 {
+			c.interrupted(req, started, partial.String(), chars)
+		}
 		var apiErr *llm.Error
 		if ctx.Err() != nil || !errors.As(err, &apiErr) || apiErr.Kind != llm.KindOverflow {
 			return llm.Reply{}, err
@@ -200,6 +208,36 @@ func (c *Conversation) Request(ctx context.Context, step int) (llm.Reply, error)
 			return llm.Reply{}, err
 		}
 	}
+}
+
+// interrupted keeps what came of a reply the user interrupted while it
+// streamed (partial, of chars characters with the reasoning): in the
+// request records, marked interrupted, its reasoning removed and secrets
+// masked, and never in the history, which the model reads as replies it
+// finished. The renderers are told, so the Thoughts streamed stay on the
+// screen.
+func (c *Conversation) interrupted(req llm.Request, started time.Time, partial string, chars int) {
+	content, _ := parser.StripThinking(partial)
+	content = strings.ToValidUTF8(content[:min(len(content), sessions.PartialMax)], "")
+	if c.Mask != nil {
+		content = c.Mask(content)
+	}
+	r := sessions.Request{
+		Timestamp:        started.UTC(),
+		Model:            req.Model,
+		Purpose:          c.purpose(),
+		DurationMs:       c.now().Sub(started).Milliseconds(),
+		PromptTokens:     compress.Tokens(compress.Chars(req.Messages)),
+		CompletionTokens: compress.Tokens(chars),
+		Estimated:        true, // the server counts a reply only once it ends
+		Interrupted:      true,
+		Partial:          content,
+	}
+	if req.MaxTokens != nil {
+		r.MaxTokens = *req.MaxTokens
+	}
+	c.State.Requests = append(c.State.Requests, r)
+	c.emit(event.ReplyInterrupted{Agent: c.Agent, Content: content})
 }
 
 // replyCap is the max_tokens of the next request, whose prompt is about
@@ -413,10 +451,17 @@ func (c *Conversation) DropFailed() {
 // Act runs the reply's tools in order. It stops at the first failure and
 // after an accepted DONE, which done reports.
 func (c *Conversation) Act(ctx context.Context, resp parser.Response) (results []tools.Result, done bool) {
+	var questions []string
+	for _, call := range resp.Tools {
+		if call.Name == tools.AskUser {
+			questions = append(questions, call.Input)
+		}
+	}
+	env := c.Env.Questions(questions) // "question 1 of 3", each asked once
 	for _, call := range resp.Tools {
 		tool, _ := c.Tools.Lookup(call.Name) // checked in Parse
 		c.emit(event.ToolStarted{Agent: c.Agent, Tool: call.Name, Input: call.Input})
-		res := tool.Run(ctx, c.Env, call.Input).Masked(c.Mask)
+		res := tool.Run(ctx, env, call.Input).Masked(c.Mask)
 		var files []event.FileChange
 		if c.AfterTool != nil {
 			files = c.AfterTool(ctx, call, res)

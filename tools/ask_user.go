@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/devagent/dev/parser"
@@ -58,3 +59,42 @@ func (t AskUserTool) Run(ctx context.Context, env *Env, input string) Result {
 	r.OK, r.Output = true, answer
 	return r
 }
+
+// Questions is env for the tools of one reply whose ASK_USER inputs are
+// questions, in order: several questions are put to the user as
+// "Question 1 of 3: …", and a question asked again in the same reply (the
+// same words, case and spacing aside) is not asked again: it gets the
+// first one's answer. With one question, env itself.
+func (e *Env) Questions(questions []string) *Env {
+	var distinct []string
+	for _, q := range questions {
+		if k := questionKey(q); k != "" && !slices.Contains(distinct, k) {
+			distinct = append(distinct, k)
+		}
+	}
+	if e == nil || e.Ask == nil || len(questions) < 2 {
+		return e
+	}
+	ask, answers := e.Ask, map[string]string{}
+	in := *e
+	in.Ask = func(ctx context.Context, question string) (string, error) {
+		k := questionKey(question)
+		if answer, ok := answers[k]; ok {
+			return answer, nil
+		}
+		shown := question
+		if n := len(distinct); n > 1 {
+			shown = fmt.Sprintf("Question %d of %d: %s", slices.Index(distinct, k)+1, n, question)
+		}
+		answer, err := ask(ctx, shown)
+		if err == nil {
+			answers[k] = answer
+		}
+		return answer, err
+	}
+	return &in
+}
+
+// questionKey is what tells two questions apart: their words, in lower
+// case.
+func questionKey(q string) string { return strings.Join(strings.Fields(strings.ToLower(q)), " ") }

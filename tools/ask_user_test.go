@@ -3,6 +3,8 @@ package tools
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -44,5 +46,41 @@ func TestAskUser(t *testing.T) {
 	}
 	if err := (AskUserTool{}).Check(" \n"); err == nil || !strings.HasPrefix(err.Error(), "ASK_USER needs a question") {
 		t.Errorf("Check = %v", err)
+	}
+}
+
+// Several questions in one reply are numbered; one asked again is not
+// asked again.
+func TestQuestionsOfOneReply(t *testing.T) {
+	t.Parallel()
+	var asked []string
+	env := &Env{Interactive: true, Ask: func(_ context.Context, q string) (string, error) {
+		asked = append(asked, q)
+		return fmt.Sprintf("answer %d", len(asked)), nil
+	}}
+	inputs := []string{"Which name?", "Which colour?", "  which   NAME? ", "Which name?"}
+	in := env.Questions(inputs)
+	var got []string
+	for _, q := range inputs {
+		got = append(got, AskUserTool{}.Run(context.Background(), in, q).Output)
+	}
+	if want := []string{"Question 1 of 2: Which name?", "Question 2 of 2: Which colour?"}; !slices.Equal(asked, want) {
+		t.Errorf("asked %q, want %q", asked, want)
+	}
+	if want := []string{"answer 1", "answer 2", "answer 1", "answer 1"}; !slices.Equal(got, want) {
+		t.Errorf("answers %q, want %q", got, want)
+	}
+	// One question is asked as it is.
+	asked = nil
+	if e := env.Questions([]string{"Which name?"}); e != env {
+		t.Error("one question changed the env")
+	}
+	// The same question four times is asked once, without a number.
+	in = env.Questions([]string{"Why?", "Why?", "Why?", "Why?"})
+	for range 4 {
+		AskUserTool{}.Run(context.Background(), in, "Why?")
+	}
+	if !slices.Equal(asked, []string{"Why?"}) {
+		t.Errorf("asked %q, want once", asked)
 	}
 }

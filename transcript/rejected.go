@@ -36,7 +36,7 @@ func rejectedBefore(sess *sessions.Session) map[int][]sessions.Request {
 	}
 	var accepted []int // indexes in records of the worker's accepted replies
 	for i, r := range records {
-		if r.Purpose == sessions.PurposeWorker && r.Rejected == nil && !r.FormatError {
+		if r.Purpose == sessions.PurposeWorker && r.Rejected == nil && !r.FormatError && !r.Interrupted {
 			accepted = append(accepted, i)
 		}
 	}

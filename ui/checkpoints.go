@@ -107,11 +107,13 @@ func RewindVerb(toCheckpoint checkpoints.ChangeKind) string {
 	}
 }
 
-// Rewound says what a rewind did.
-func Rewound(w io.Writer, r checkpoints.Rewound, filesOnly bool) {
+// Rewound says what a rewind did; rewind is the command that rewinds, as
+// the user types it where they are ("dev rewind", or "/rewind" inside
+// interactive mode).
+func Rewound(w io.Writer, r checkpoints.Rewound, rewind string) {
 	s := fmt.Sprintf("rewound to checkpoint %d: %s", r.Target.Number, textfmt.Plural(len(r.Restore.Changes), "file"))
 	if r.Before.New {
-		s += fmt.Sprintf("; the state before is checkpoint %d (dev rewind %d undoes this)", r.Before.Checkpoint.Number, r.Before.Checkpoint.Number)
+		s += fmt.Sprintf("; the state before is checkpoint %d (%s %d undoes this)", r.Before.Checkpoint.Number, rewind, r.Before.Checkpoint.Number)
 	}
 	fmt.Fprintln(w, s)
 }

@@ -145,8 +145,9 @@ type (
 )
 
 // jsonOf is the --json form of e; false for the events left out: streaming
-// pieces, request, compression and audit starts, and the context window
-// are progress for people (on stderr), and would flood a pipe.
+// pieces (and what came of an interrupted reply), request, compression and
+// audit starts, and the context window are progress for people (on
+// stderr), and would flood a pipe.
 func jsonOf(e event.Event) (any, bool) {
 	switch e := e.(type) {
 	case event.SessionStarted:

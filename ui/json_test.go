@@ -44,6 +44,7 @@ func everyEvent() []event.Event {
 		event.Compressed{Agent: event.Worker, TokensBefore: 3500, TokensAfter: 1204, Window: 4096, Reason: event.ReasonThreshold, Cuts: 2, Fallback: true},
 		event.AuditStarted{},
 		event.AuditFinished{Verdict: "FAIL", Feedback: "Overall: FAIL\nAdd a test.", Steps: 2},
+		event.ReplyInterrupted{Agent: event.Worker, Content: "# Agent Response\n\n## Thoughts\nHalf a"},
 		event.Warning{Message: "careful"},
 		event.Notice{Message: "stopped 2 process groups or processes an earlier run of this session left running"},
 		event.Failure{Message: "the server went away"},

@@ -12,9 +12,9 @@ import (
 )
 
 // What a resumed session shows of itself besides its last exchange: the
-// two lines saying which session it is, the prompt's line and the line
-// that says how to get help.
-const resumeChrome = 4
+// two lines saying which session it is, the approval mode's line, the
+// prompt's line and the line that says how to get help.
+const resumeChrome = 5
 
 // resumed shows where a resumed session stood (SPEC §17): its last
 // request, the steps since as the calm screen shows them, its last answer
@@ -63,6 +63,20 @@ func (t *Terminal) resumed(e event.SessionStarted) {
 		t.tasks, t.shown = taskLines(e.Tasks), e.Tasks
 	}
 	t.ending(e)
+	t.approval(e.Approval)
+}
+
+// approval says which approval mode a resumed session is worked on in,
+// and in a conversation how to switch it.
+func (t *Terminal) approval(mode string) {
+	if mode == "" {
+		return
+	}
+	s := "approval: " + mode
+	if t.interactive {
+		s += " (Shift+Tab or /approval switches)"
+	}
+	t.line(t.dim.Sprint(s))
 }
 
 // lastAnswer is the session's last answer, rendered as the answer was, or
@@ -103,7 +117,7 @@ func (t *Terminal) ending(e event.SessionStarted) {
 		if e.LastReason != "" {
 			why = ": " + e.LastReason
 		}
-		t.line(t.red.Sprintf("%s last run: failed%s", t.sym.fail, why) + t.dim.Sprint(age))
+		t.message(t.red, t.sym.fail+" ", "last run: failed"+why+age)
 	case "active":
 		t.line(t.yellow.Sprintf("%s last run: did not end (dev stopped while it ran)", t.sym.warn) + t.dim.Sprint(age))
 	default:

@@ -170,10 +170,7 @@ func (t *Terminal) Emit(e event.Event) {
 			if e.Resumed {
 				verb = "resumed session"
 			}
-			head := fmt.Sprintf("dev: %s %s", verb, e.ID)
-			for _, l := range statusLines(head, []string{t.sym.arrow + " model " + e.Model, "in " + e.Dir}, t.width-1, " ") {
-				t.line(t.dim.Sprint(l))
-			}
+			t.sessionHead(verb, e.ID, e.Model, e.Dir)
 			t.resumed(e)
 		}
 	case event.ContextWindow:
@@ -194,6 +191,8 @@ func (t *Terminal) Emit(e event.Event) {
 		}
 	case event.Streaming:
 		t.streaming(e)
+	case event.ReplyInterrupted:
+		t.interruptedReply(e)
 	case event.ReplyReceived:
 		if e.Agent == event.Worker && !e.Compression && !e.Estimated {
 			t.live.tokens, t.live.estimated = e.CompletionTokens, false
@@ -247,14 +246,14 @@ func (t *Terminal) Emit(e event.Event) {
 			t.audit(e)
 		}
 	case event.Warning:
-		t.line(t.yellow.Sprintf("%s %s", t.sym.warn, e.Message))
+		t.message(t.yellow, t.sym.warn+" ", e.Message)
 	case event.Notice:
 		if t.level >= Normal {
-			t.line("dev: " + e.Message)
+			t.message(nil, "dev: ", e.Message)
 		}
 	case event.Failure:
 		t.stopLive()
-		t.line(t.red.Sprintf("%s %s", t.sym.fail, e.Message))
+		t.message(t.red, t.sym.fail+" ", e.Message)
 	case event.Finished:
 		t.stopLive()
 		t.finished(e)
@@ -266,6 +265,59 @@ func (t *Terminal) Emit(e event.Event) {
 	case event.BackgroundExited:
 		// Even in quiet mode: an exit comes while nothing else is shown.
 		t.backgroundExited(e)
+	}
+}
+
+// sessionHead is the first lines of a session: what it is to the user
+// (verb: a new session, a resumed one, one stored), its id, model and
+// directory. Called with mu held.
+func (t *Terminal) sessionHead(verb, id, model, dir string) {
+	head := fmt.Sprintf("dev: %s %s", verb, id)
+	for _, l := range statusLines(head, []string{t.sym.arrow + " model " + model, "in " + dir}, t.width-1, " ") {
+		t.line(t.dim.Sprint(l))
+	}
+}
+
+// message shows a warning, a failure or a notice: its mark, then its text;
+// on a terminal fitted to its width between words, each line under the
+// first one's text. c colours it (nil: plain).
+func (t *Terminal) message(c *color.Color, mark, text string) {
+	paint := func(s string) string {
+		if c == nil {
+			return s
+		}
+		return c.Sprint(s)
+	}
+	if !t.tty {
+		t.line(paint(mark + text))
+		return
+	}
+	indent := textWidth(mark)
+	for i, l := range wrap(text, max(t.width-1-indent, minHanging)) {
+		if i == 0 {
+			t.line(paint(mark + l))
+		} else {
+			t.line(paint(strings.Repeat(" ", indent) + l))
+		}
+	}
+}
+
+// interruptedReply leaves on the screen the Thoughts a reply had streamed
+// when the user interrupted it, whole (a screen at most: their last
+// lines), dim as the live part showed them: what the user was reading.
+func (t *Terminal) interruptedReply(e event.ReplyInterrupted) {
+	t.stopLive()
+	text := thoughtsSoFar(e.Content)
+	if e.Agent != event.Worker || t.level < Normal || text == "" {
+		return
+	}
+	lines := wrap(text, max(8, t.width-3))
+	if room := max(t.heightOf()-resumeChrome, liveThoughtLines); len(lines) > room {
+		earlier := len(lines) - room + 1
+		lines = append([]string{t.sym.ellipsis + " " + textfmt.Count(earlier, "earlier line")}, lines[earlier:]...)
+	}
+	for _, l := range lines {
+		t.line(t.dim.Sprint("  " + l))
 	}
 }
 

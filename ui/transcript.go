@@ -23,7 +23,9 @@ import (
 func ShowSession(s *Streams, sess *sessions.Session, level Verbosity) {
 	t := NewTerminal(&Streams{Err: s.Out, Width: s.TermWidth(), WidthNow: s.WidthNow, Color: s.OutColor, Unicode: s.Unicode}, max(level, Normal))
 	t.ShowAnswer(s.Out, &Markdown{Color: s.OutColor, Unicode: s.Unicode})
-	t.Emit(event.SessionStarted{ID: sess.ID, Model: sess.Model, Dir: sess.WorkingDirectory})
+	t.mu.Lock()
+	t.sessionHead("session", sess.ID, sess.Model, sess.WorkingDirectory) // stored, neither new nor resumed
+	t.mu.Unlock()
 	for _, turn := range transcript.Read(sess).Turns {
 		t.turn(turn)
 	}

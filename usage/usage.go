@@ -140,8 +140,8 @@ func Stats(list []*sessions.Session, since time.Time, prices map[string]Price) [
 			if m.Cost != nil {
 				*m.Cost += Cost(r, prices[r.Model])
 			}
-			if r.Purpose == sessions.PurposeCompress {
-				continue
+			if r.Purpose == sessions.PurposeCompress || r.Interrupted {
+				continue // a summary, or a reply the user cut short: not a reply to judge the format of
 			}
 			m.Replies++
 			if r.FormatError {
