@@ -231,6 +231,9 @@ func TestTerminalCtrlCKeepsThePartialReply(t *testing.T) {
 	if got := allContent(reqs[len(reqs)-1]); strings.Contains(got, "I am weighing") {
 		t.Errorf("the partial reply was sent back to the model:\n%s", got)
 	}
+	if show := w.run("sessions", "show", s.ID); !strings.Contains(show.stdout, "│ I am weighing the three ways") {
+		t.Errorf("dev sessions show does not show the partial reply:\n%s", show.stdout)
+	}
 }
 
 // Several questions in one reply are asked as "Question 1 of N"; the same

@@ -87,6 +87,9 @@ func (s Step) outline(b *strings.Builder) {
 		}
 	}
 	b.WriteString("\n")
+	if s.Partial != "" {
+		fmt.Fprintf(b, "    partial %s\n", quote(s.Partial))
+	}
 	for _, c := range s.Calls {
 		b.WriteString("    ")
 		if c.Name != "" {

@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"cmp"
+	"slices"
 	"strings"
 
 	"github.com/devagent/dev/history"
@@ -150,20 +151,29 @@ func (r *reader) placeRejected(before map[int][]sessions.Request) {
 			s := &r.out.Turns[ti].Steps[si]
 			switch s.Kind {
 			case StepReply, StepRaw:
-				s.Rejected = before[replies]
+				s.Rejected = rejectedOnly(before[replies])
 				delete(before, replies)
 				replies++
 			case StepInterrupted:
-				s.Rejected = before[replies]
-				delete(before, replies)
+				// The records up to the interrupted reply's own: another
+				// interruption before the next reply takes the rest.
+				records := before[replies]
+				n := slices.IndexFunc(records, interrupted) + 1
+				if n == 0 {
+					n = len(records)
+				} else {
+					s.Partial = records[n-1].Partial
+				}
+				s.Rejected = rejectedOnly(records[:n])
+				before[replies] = records[n:]
 			}
 		}
 	}
-	if rest := before[replies]; len(rest) > 0 {
+	if rest := rejectedOnly(before[replies]); len(rest) > 0 {
 		t := &r.out.Turns[len(r.out.Turns)-1]
 		t.Steps = append(t.Steps, Step{Kind: StepRejected, At: -1, Rejected: rest})
 	}
-	if away := before[compressedAway]; len(away) > 0 {
+	if away := rejectedOnly(before[compressedAway]); len(away) > 0 {
 		// Before the summary's steps; with no summary (records older
 		// than the history), before the first step.
 		t := r.summary()
@@ -172,6 +182,19 @@ func (r *reader) placeRejected(before map[int][]sessions.Request) {
 		}
 		t.Steps = append([]Step{{Kind: StepRejected, At: -1, Rejected: away}}, t.Steps...)
 	}
+}
+
+// rejectedOnly are the records of rejected replies among records: an
+// interrupted reply with no interruption in the history to show it (a
+// rewind took it, or a hand-written history) is left out.
+func rejectedOnly(records []sessions.Request) []sessions.Request {
+	var out []sessions.Request
+	for _, r := range records {
+		if r.Rejected != nil {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // placeCompressions gives the summary the compressions that led to it:

@@ -12,9 +12,9 @@ import (
 // the part of the conversation a compression summarised.
 const compressedAway = -1
 
-// rejectedBefore places the replies dev could not use, which are kept in
-// the request records and never in the history, among the history's
-// messages: by the number of assistant messages before which each came
+// rejectedBefore places the replies dev could not use, and those the user
+// interrupted, which are kept in the request records and never in the
+// history, among the history's messages: by the number of assistant messages before which each came
 // (the key len(assistant messages) holds those after the last one,
 // compressedAway those a compression summarised). The worker's accepted
 // replies are the anchors, paired with the history's assistant messages
@@ -48,7 +48,7 @@ func rejectedBefore(sess *sessions.Session) map[int][]sessions.Request {
 		for anchor < len(accepted) && accepted[anchor] < i {
 			anchor++
 		}
-		if r.Rejected == nil {
+		if r.Rejected == nil && !interrupted(r) {
 			continue
 		}
 		before := min(max(0, anchor-skip)+extra, replies)
@@ -58,6 +58,13 @@ func rejectedBefore(sess *sessions.Session) map[int][]sessions.Request {
 		out[before] = append(out[before], r)
 	}
 	return out
+}
+
+// interrupted reports whether r is a worker's reply the user interrupted
+// while it streamed: it has its place among the history's messages as
+// the rejected replies do, and its step shows it.
+func interrupted(r sessions.Request) bool {
+	return r.Purpose == sessions.PurposeWorker && r.Interrupted
 }
 
 // live reports whether what the session recorded at made is still in its

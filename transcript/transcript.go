@@ -94,9 +94,9 @@ const (
 	// history written by hand); Text holds it.
 	StepRaw
 	// StepInterrupted: the user interrupted the model while it replied;
-	// the history kept no reply, Text is what the model was told. The
-	// reply as far as it streamed belongs here, when a session keeps it
-	// (SPEC §17, "Ctrl+C keeps what you were reading").
+	// the history kept no reply, Text is what the model was told, Partial
+	// the reply as far as it had streamed, when the session kept it (SPEC
+	// §17, "Ctrl+C keeps what you were reading").
 	StepInterrupted
 	// StepShell: a command the user ran (!): Text is the command ("" in
 	// sessions of versions that did not keep it), Calls its result.
@@ -128,6 +128,10 @@ type Step struct {
 	// Text is the step's text, as its kind says.
 	Text        string
 	FormatError bool // StepNote: Text is what the model was told was wrong with its reply
+	// Partial is the reply the user interrupted, as far as it had streamed
+	// (StepInterrupted; "" when nothing had come, or in sessions of
+	// versions that did not keep it).
+	Partial string
 	// Calls are the reply's tool calls, in order, each with its result;
 	// for StepShell and StepResults the results, with no call.
 	Calls []Call

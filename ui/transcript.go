@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/devagent/dev/event"
 	"github.com/devagent/dev/parser"
@@ -109,11 +110,40 @@ func (t *Terminal) step(s transcript.Step) {
 		t.note(s.Text) // a message of a kind this version does not know
 	case transcript.StepInterrupted:
 		t.note(s.Text)
+		t.partial(s.Partial)
 	}
 	if s.Kind == transcript.StepReply && s.Interrupted {
 		for _, n := range s.Notes {
 			t.note(n)
 		}
+	}
+}
+
+// partialLines is how many lines of an interrupted reply the calm
+// transcript shows; -v shows it whole.
+const partialLines = 8
+
+// partial shows a reply the user interrupted as far as it had streamed,
+// dim, as the screen showed it then: its first lines, and how many more.
+func (t *Terminal) partial(text string) {
+	text = strings.Trim(text, "\n")
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	lines := strings.Split(text, "\n")
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.line(t.dim.Sprint("  the reply as far as it had come (the model never saw it):"))
+	shown := lines
+	if t.level < Verbose && len(lines) > partialLines {
+		shown = lines[:partialLines]
+	}
+	prefix := "  " + t.frame.vertical + " "
+	for _, l := range shown {
+		t.line(t.dim.Sprint(prefix + t.clip(sanitize(l), utf8.RuneCountInString(prefix))))
+	}
+	if more := len(lines) - len(shown); more > 0 {
+		t.line(t.dim.Sprint(prefix + t.sym.ellipsis + " " + textfmt.Count(more, "more line")))
 	}
 }
 

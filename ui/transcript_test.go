@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/devagent/dev/history"
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/sessions"
 )
@@ -191,5 +192,28 @@ func TestShowSessionAuditsUnderTheirRequests(t *testing.T) {
 		if got != want[i] {
 			t.Errorf("request %d shows the audit of %q, want %q:\n%s", i+1, got, want[i], out.String())
 		}
+	}
+}
+
+// dev sessions show shows a reply the user interrupted as far as it had
+// streamed, under the interruption, from the request record that kept it
+// (SPEC §17, "Ctrl+C keeps what you were reading"); -v shows all of it.
+func TestShowSessionPartialReply(t *testing.T) {
+	t.Parallel()
+	partial := "# Agent Response\n## Thoughts\nI am weighing the three ways" + strings.Repeat("\nmore thought", 10)
+	sess := &sessions.Session{ID: "s4", Status: sessions.Interrupted,
+		History:  []llm.Message{history.Request("take your time"), history.InterruptedReply()},
+		Requests: []sessions.Request{{Purpose: sessions.PurposeWorker, Interrupted: true, Partial: partial}}}
+	var out bytes.Buffer
+	ShowSession(&Streams{Out: &out, Width: 80, Unicode: true}, sess, Normal)
+	got := out.String()
+	if !strings.Contains(got, "the reply as far as it had come") || !strings.Contains(got, "│ I am weighing the three ways\n") ||
+		!strings.Contains(got, "│ … 5 more lines\n") {
+		t.Errorf("calm:\n%s", got)
+	}
+	out.Reset()
+	ShowSession(&Streams{Out: &out, Width: 80, Unicode: true}, sess, Verbose)
+	if got := out.String(); strings.Count(got, "│ more thought") != 10 {
+		t.Errorf("verbose: want every line of the partial reply:\n%s", got)
 	}
 }

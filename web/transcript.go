@@ -169,6 +169,10 @@ func (b *builder) step(s transcript.Step) {
 		b.add(entry{Kind: kindRaw, Title: "Reply (not in the expected format)", Text: strings.TrimSpace(s.Text)})
 	case transcript.StepInterrupted:
 		b.notes([]string{s.Text})
+		if partial := strings.TrimSpace(s.Partial); partial != "" {
+			b.line(classWarn, fmt.Sprintf("! the reply as far as it had come (%s; the model never saw it)",
+				textfmt.Plural(lineCount(partial), "line")), partial)
+		}
 	case transcript.StepNote:
 		if s.FormatError {
 			b.line(classWarn, "! reply not in the expected format: "+textfmt.FirstLine(s.Text), s.Text)

@@ -237,3 +237,21 @@ func TestTranscriptShowsRejectedReplies(t *testing.T) {
 		}
 	}
 }
+
+// The session page shows a reply the user interrupted as far as it had
+// streamed, opened on demand, under the interruption (SPEC §17).
+func TestTranscriptShowsThePartialReply(t *testing.T) {
+	t.Parallel()
+	sess := &sessions.Session{ID: "s5", Status: sessions.Interrupted,
+		History:  []llm.Message{history.Request("take your time"), history.InterruptedReply()},
+		Requests: []sessions.Request{{Purpose: sessions.PurposeWorker, Interrupted: true, Partial: "# Agent Response\n## Thoughts\nI am weighing"}}}
+	for _, e := range entriesOf(sess) {
+		if strings.Contains(e.Text, "the reply as far as it had come (3 lines") {
+			if !strings.Contains(e.More, "I am weighing") {
+				t.Errorf("the partial reply is not there to open: %+v", e)
+			}
+			return
+		}
+	}
+	t.Errorf("no partial reply on the page:\n%s", text(entriesOf(sess)))
+}
