@@ -53,6 +53,10 @@ type Options struct {
 	Config config.Config
 	// ConfigDir is the configuration directory: sessions, instructions.
 	ConfigDir string
+	// SessionsDir, when set, keeps the sessions there (in its sessions/)
+	// instead of in ConfigDir: dev bench stores its runs' sessions with its
+	// report, apart from the user's, --resume and dev stats.
+	SessionsDir string
 	// Dir is the absolute working directory. A resumed session keeps its
 	// own unless DirGiven.
 	Dir      string
@@ -152,7 +156,7 @@ func Open(o Options) (*App, error) {
 	if o.NoAudit {
 		o.Config.Audit = config.AuditOff
 	}
-	a := &App{opts: o, cfg: o.Config, store: sessions.Open(o.ConfigDir, o.Now), sink: o.Sink}
+	a := &App{opts: o, cfg: o.Config, store: sessions.Open(cmp.Or(o.SessionsDir, o.ConfigDir), o.Now), sink: o.Sink}
 	a.store.OnWarning(a.warn)
 	a.client = a.newClient()
 	// The server is asked for its context window now, and the answer

@@ -122,6 +122,29 @@ func TestOpenRunDone(t *testing.T) {
 	}
 }
 
+// With SessionsDir, the session is kept there, with its checkpoints, and
+// the configuration directory holds none: dev bench's runs stay apart from
+// the user's sessions.
+func TestSessionsDirApart(t *testing.T) {
+	w := newWorld(t)
+	w.opts.SessionsDir = t.TempDir()
+	w.srv.Script(reply("WRITE_FILE", "a.txt\n```\nalpha\n```"), reply("DONE", "Wrote a.txt."))
+	a := w.open()
+	if res := a.Run(context.Background(), "do it"); res.Code != ExitOK {
+		t.Fatalf("result %+v", res)
+	}
+	id := a.Session().ID
+	if _, err := os.Stat(filepath.Join(w.opts.SessionsDir, "sessions", id+".json")); err != nil {
+		t.Errorf("the session is not under SessionsDir: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(w.opts.SessionsDir, "sessions", id, "checkpoints")); err != nil {
+		t.Errorf("its checkpoints are not under SessionsDir: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(w.opts.ConfigDir, "sessions")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the configuration directory has sessions: %v", err)
+	}
+}
+
 // TestExitCodes runs the app to each way a run ends.
 func TestExitCodes(t *testing.T) {
 	t.Parallel()
