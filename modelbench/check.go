@@ -42,7 +42,7 @@ type CheckResult struct {
 
 // Check runs the task's check in dir, the finished tree, with the run's
 // answer in its environment: exit 0 means done. A built-in script is
-// written to a temporary file first, outside the tree. The check and
+// written to a temporary file first, outside the tree, and run by sh. The check and
 // everything it started are stopped at limit, or when ctx ends (the error
 // is then ctx's: the task did not finish).
 func (t Task) Check(ctx context.Context, dir, answer string, limit time.Duration) (CheckResult, error) {
@@ -50,24 +50,27 @@ func (t Task) Check(ctx context.Context, dir, answer string, limit time.Duration
 	res := func(passed bool, output string) (CheckResult, error) {
 		return CheckResult{Passed: passed, Output: output, Elapsed: time.Since(start)}, nil
 	}
-	path := t.CheckPath
-	if path == "" {
+	cmd := exec.Command(t.CheckPath)
+	if t.CheckPath == "" {
+		// A built-in script is run by sh, not exec'd: a file just
+		// written can be exec'd only once no process holds it open for
+		// writing, and a command forked meanwhile by another task's run
+		// may (ETXTBSY, golang/go#22315).
 		f, err := os.CreateTemp("", "dev-bench-check-")
 		if err != nil {
 			return CheckResult{}, err
 		}
-		path = f.Name()
-		defer os.Remove(path)
+		defer os.Remove(f.Name())
 		_, err = f.Write(t.Script)
-		if err = errors.Join(err, f.Chmod(0o700), f.Close()); err != nil {
+		if err = errors.Join(err, f.Close()); err != nil {
 			return CheckResult{}, err
 		}
+		cmd = exec.Command("/bin/sh", f.Name())
 	}
 	if len(answer) > maxAnswer {
 		answer = answer[:maxAnswer]
 	}
 	out := &tailWriter{max: checkOutputTail}
-	cmd := exec.Command(path)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), AnswerEnv+"="+answer, TaskEnv+"="+t.Name)
 	cmd.Stdout, cmd.Stderr = out, out
