@@ -77,7 +77,7 @@ func Solver(delay time.Duration) (func(llmtest.Request) (llmtest.Response, bool)
 		case IsAudit(req):
 			content = llmtest.Reply("The work is done as asked.", "DONE", "Checked the files.\n\nOverall: PASS")
 		default:
-			t, ok := taskOf(tasks, req)
+			t, ok := taskIn(tasks, req)
 			if !ok {
 				return llmtest.Response{}, false
 			}
@@ -120,8 +120,18 @@ func IsAudit(req llmtest.Request) bool {
 	return len(req.Messages) > 0 && strings.HasPrefix(req.Messages[0].Content, "You are the auditor of dev")
 }
 
-// taskOf is the built-in task whose request the conversation began with.
-func taskOf(tasks []modelbench.Task, req llmtest.Request) (string, bool) {
+// TaskOf is the built-in task a request (the worker's or the auditor's)
+// works on.
+func TaskOf(req llmtest.Request) (string, bool) {
+	tasks, err := modelbench.Builtin()
+	if err != nil {
+		return "", false
+	}
+	return taskIn(tasks, req)
+}
+
+// taskIn is the task of tasks whose request the conversation began with.
+func taskIn(tasks []modelbench.Task, req llmtest.Request) (string, bool) {
 	for _, m := range req.Messages {
 		if m.Role != llm.RoleUser {
 			continue
