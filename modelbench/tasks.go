@@ -2,6 +2,7 @@ package modelbench
 
 import (
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -171,12 +172,19 @@ func readSuite(fsys fs.FS, check func(name string) (Task, error)) ([]Task, error
 		if t.Prompt = strings.TrimSpace(string(prompt)); t.Prompt == "" {
 			return nil, fmt.Errorf("task %s: %s is empty", name, promptFile)
 		}
+		// No workspace/ is an empty tree: git keeps no empty directory.
 		ws := path.Join(dir, workspaceDir)
-		if st, err := fs.Stat(fsys, ws); err != nil || !st.IsDir() {
-			return nil, fmt.Errorf("task %s: no %s/ directory (the tree the task starts from)", name, workspaceDir)
-		}
-		if t.Workspace, err = fs.Sub(fsys, ws); err != nil {
-			return nil, fmt.Errorf("task %s: %w", name, err)
+		switch st, err := fs.Stat(fsys, ws); {
+		case errors.Is(err, fs.ErrNotExist):
+			if t.Workspace, err = txtar.FS(&txtar.Archive{}); err != nil {
+				return nil, err
+			}
+		case err != nil || !st.IsDir():
+			return nil, fmt.Errorf("task %s: %s is not a directory (the tree the task starts from)", name, workspaceDir)
+		default:
+			if t.Workspace, err = fs.Sub(fsys, ws); err != nil {
+				return nil, fmt.Errorf("task %s: %w", name, err)
+			}
 		}
 		tasks = append(tasks, t)
 	}

@@ -173,7 +173,10 @@ func TestLoadUserSuite(t *testing.T) {
 	}{
 		{"no task.md", func(task string) { os.Remove(filepath.Join(task, "task.md")) }, "no task.md"},
 		{"empty task.md", func(task string) { os.WriteFile(filepath.Join(task, "task.md"), []byte(" \n"), 0o644) }, "task.md is empty"},
-		{"no workspace", func(task string) { os.RemoveAll(filepath.Join(task, "workspace")) }, "no workspace/"},
+		{"workspace not a directory", func(task string) {
+			os.RemoveAll(filepath.Join(task, "workspace"))
+			os.WriteFile(filepath.Join(task, "workspace"), nil, 0o644)
+		}, "workspace is not a directory"},
 		{"no check", func(task string) { os.Remove(filepath.Join(task, "check")) }, "no check"},
 		{"check not executable", func(task string) { os.Chmod(filepath.Join(task, "check"), 0o644) }, "not an executable"},
 	} {
@@ -188,6 +191,15 @@ func TestLoadUserSuite(t *testing.T) {
 				t.Errorf("err = %v, want one naming task broken and %q", err, tc.want)
 			}
 		})
+	}
+	// No workspace/ at all is an empty tree (git keeps no empty directory).
+	bare := t.TempDir()
+	writeTask(t, bare, "from-scratch", "Write it all.", "#!/bin/sh\n", nil)
+	must(t, os.RemoveAll(filepath.Join(bare, "from-scratch", "workspace")))
+	if tasks, err := modelbench.Load(bare); err != nil || len(tasks) != 1 {
+		t.Errorf("a task without workspace/: %v", err)
+	} else if entries, _ := os.ReadDir(prepared(t, tasks[0])); len(entries) != 0 {
+		t.Errorf("its tree holds %d entries", len(entries))
 	}
 	if _, err := modelbench.Load(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no tasks") {
 		t.Errorf("an empty suite: %v", err)
