@@ -206,6 +206,9 @@ func (d *devCmd) runBench(o benchOptions) error {
 	if err != nil {
 		return err
 	}
+	if st, err := os.Stat(o.out); err == nil && !st.IsDir() {
+		return usagef("dev bench: --out %s is a file, not a directory", o.out)
+	}
 	if _, err := os.Stat(filepath.Join(o.out, benchreport.JSONFile)); err == nil {
 		return usagef("dev bench: %s already holds a report; give another --out", o.out)
 	}

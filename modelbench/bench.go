@@ -71,6 +71,7 @@ var ErrServer = errors.New("the server failed")
 type Bench struct {
 	o Options
 
+	telling  sync.Mutex // one Finished at a time, in order
 	mu       sync.Mutex // guards what follows
 	report   benchreport.Report
 	rows     []benchreport.Key         // the variants' rows, in order
@@ -242,10 +243,11 @@ func (b *Bench) work(ctx context.Context, v Variant, t Task, dir string) (out wo
 }
 
 // record adds a finished task to the report, writes the report again and
-// tells the caller.
+// tells the caller, in the order the tasks finish.
 func (b *Bench) record(v Variant, row benchreport.Task, start time.Time) error {
+	b.telling.Lock() // Finished may block on a terminal; Kill must not wait for it
+	defer b.telling.Unlock()
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	k := v.key()
 	s := b.spans[k]
 	if s == nil {
@@ -260,11 +262,14 @@ func (b *Bench) record(v Variant, row benchreport.Task, start time.Time) error {
 	}
 	b.report.Tasks = append(b.report.Tasks, row)
 	b.finished++
-	if err := b.write(); err != nil {
+	finished := b.finished
+	err := b.write()
+	b.mu.Unlock()
+	if err != nil {
 		return err
 	}
 	if b.o.Finished != nil {
-		b.o.Finished(row, b.finished, len(b.o.Variants)*len(b.o.Tasks)*b.o.Runs)
+		b.o.Finished(row, finished, len(b.o.Variants)*len(b.o.Tasks)*b.o.Runs)
 	}
 	return nil
 }
