@@ -185,9 +185,9 @@ func parseShard(s string) (i, n int, err error) {
 	case !ok || errI != nil || errN != nil:
 		return 0, 0, errors.New("want I/N, e.g. 0/4: shard I of N, counted from 0")
 	case n < 1:
-		return 0, 0, errors.New("N must be at least 1")
+		return 0, 0, errors.New("the number of shards must be at least 1")
 	case i < 0 || i >= n:
-		return 0, 0, fmt.Errorf("I must be from 0 to %d", n-1)
+		return 0, 0, fmt.Errorf("the shard must be from 0 to %d", n-1)
 	}
 	return i, n, nil
 }
