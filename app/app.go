@@ -57,6 +57,11 @@ type Options struct {
 	// instead of in ConfigDir: dev bench stores its runs' sessions with its
 	// report, apart from the user's, --resume and dev stats.
 	SessionsDir string
+	// NoPrune leaves the sessions directory as it is at start: dev bench's
+	// is new and its own, and many runs open at once in it, where each
+	// one's sweep for what dead runs left would take the lock files the
+	// others are creating (they wait a moment for them, not for hundreds).
+	NoPrune bool
 	// Dir is the absolute working directory. A resumed session keeps its
 	// own unless DirGiven.
 	Dir      string
@@ -192,8 +197,10 @@ func Open(o Options) (*App, error) {
 
 	// Also with retention 0 (keep sessions): Prune clears what dead runs
 	// left (lock and temporary files).
-	if _, err := a.store.Prune(time.Duration(a.cfg.SessionRetentionDays) * 24 * time.Hour); err != nil {
-		a.warn("removing old sessions: " + err.Error())
+	if !o.NoPrune {
+		if _, err := a.store.Prune(time.Duration(a.cfg.SessionRetentionDays) * 24 * time.Hour); err != nil {
+			a.warn("removing old sessions: " + err.Error())
+		}
 	}
 	if err := a.safety(); err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -142,6 +143,32 @@ func TestSessionsDirApart(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(w.opts.ConfigDir, "sessions")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the configuration directory has sessions: %v", err)
+	}
+}
+
+// NoPrune leaves the sessions directory alone at start: a lock file no dev
+// holds stays (without NoPrune, the sweep removes it).
+func TestNoPrune(t *testing.T) {
+	t.Parallel()
+	for _, noPrune := range []bool{true, false} {
+		t.Run(fmt.Sprint(noPrune), func(t *testing.T) { testNoPrune(t, noPrune) })
+	}
+}
+
+func testNoPrune(t *testing.T, noPrune bool) {
+	w := newWorld(t)
+	w.opts.SessionsDir, w.opts.NoPrune = t.TempDir(), noPrune
+	stale := filepath.Join(w.opts.SessionsDir, "sessions", "33333333-3333-4333-8333-333333333333.lock")
+	if err := os.MkdirAll(filepath.Dir(stale), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(stale, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w.open()
+	_, err := os.Stat(stale)
+	if kept := err == nil; kept != noPrune {
+		t.Errorf("NoPrune %v: the stale lock file kept: %v", noPrune, kept)
 	}
 }
 

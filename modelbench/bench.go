@@ -209,7 +209,7 @@ type worked struct {
 func (b *Bench) work(ctx context.Context, v Variant, t Task, dir string) (out worked, code int, ok bool, err error) {
 	sink := &collector{}
 	opts := v.Options
-	opts.Dir, opts.DirGiven, opts.SessionsDir = dir, true, b.o.Out
+	opts.Dir, opts.DirGiven, opts.SessionsDir, opts.NoPrune = dir, true, b.o.Out, true
 	opts.Automated, opts.Prompt, opts.Resume, opts.SessionID = true, t.Prompt, false, ""
 	opts.Sink, opts.Live, opts.Ask, opts.Reload = sink, false, nil, nil
 	a, err := app.Open(opts)
