@@ -18,6 +18,9 @@ type Column struct {
 	// Cut: a long cell may lose its end (names); Yields: only once the
 	// other columns are whole (a session id, whose start is enough).
 	Cut, Yields bool
+	// Optional: left out of a terminal too narrow, the last first (all of
+	// it is in report.md).
+	Optional bool
 }
 
 // Legend says what the columns count.
@@ -34,8 +37,9 @@ func (r Report) ModelTable() ([]Column, [][]string) {
 		cols = append(cols, Column{Header: "PROFILE", Cut: true})
 	}
 	cols = append(cols, Column{Header: "CONSTRAIN"}, Column{Header: "DONE", Number: true}, Column{Header: "WELL-FORMED", Number: true},
-		Column{Header: "FORMAT ERRORS", Number: true}, Column{Header: "STEPS", Number: true}, Column{Header: "TOKENS IN", Number: true},
-		Column{Header: "TOKENS OUT", Number: true}, Column{Header: "SERVER S", Number: true}, Column{Header: "CACHE", Number: true},
+		Column{Header: "FORMAT ERRORS", Number: true}, Column{Header: "STEPS", Number: true},
+		Column{Header: "TOKENS IN", Number: true, Optional: true}, Column{Header: "TOKENS OUT", Number: true, Optional: true},
+		Column{Header: "SERVER S", Number: true, Optional: true}, Column{Header: "CACHE", Number: true, Optional: true},
 		Column{Header: "WALL", Number: true})
 	timed := map[Key]bool{}
 	for _, t := range r.Tasks {
@@ -75,7 +79,7 @@ func (r Report) TaskTable() ([]Column, [][]string) {
 	cols = append(cols, Column{Header: "CONSTRAIN"}, Column{Header: "TASK", Cut: true}, Column{Header: "RUN", Number: true},
 		Column{Header: "DONE"}, Column{Header: "EXIT", Number: true}, Column{Header: "STEPS", Number: true},
 		Column{Header: "WELL-FORMED", Number: true}, Column{Header: "SECONDS", Number: true},
-		Column{Header: "SESSION", Cut: true, Yields: true})
+		Column{Header: "SESSION", Cut: true, Yields: true, Optional: true})
 	var rows [][]string
 	for _, t := range r.Tasks {
 		row := []string{t.Model}

@@ -39,7 +39,7 @@ func BenchReport(w io.Writer, r benchreport.Report, f Fit) error {
 func benchTable(cols []benchreport.Column, rows [][]string) *Table {
 	t := &Table{Rows: rows}
 	for _, c := range cols {
-		col := Column{Header: c.Header, Right: c.Number, Yields: c.Yields}
+		col := Column{Header: c.Header, Right: c.Number, Yields: c.Yields, Optional: c.Optional}
 		if c.Cut {
 			col.Cut, col.Min = CutEnd, 8
 		}
@@ -268,12 +268,14 @@ func (p *BenchProgress) Stop() {
 // estimate of the time left (the pace so far times what is left).
 func (p *BenchProgress) bar(width int) string {
 	elapsed := p.now().Sub(p.started)
-	left := "time left unknown"
-	if p.finished > 0 && p.finished < p.total {
+	text := fmt.Sprintf(" %d/%d tasks, %s", p.finished, p.total, textfmt.Duration(elapsed))
+	switch {
+	case p.finished == 0:
+		text += ", time left unknown"
+	case p.finished < p.total:
 		perTask := elapsed / time.Duration(p.finished)
-		left = "about " + textfmt.Duration(perTask*time.Duration(p.total-p.finished)) + " left"
+		text += ", about " + textfmt.Duration(perTask*time.Duration(p.total-p.finished)) + " left"
 	}
-	text := fmt.Sprintf(" %d/%d tasks, %s, %s", p.finished, p.total, textfmt.Duration(elapsed), left)
 	gauge := max(10, min(30, width-uniseg.StringWidth(text)-2))
 	full, empty := "#", "-"
 	if p.unicode {
