@@ -9,6 +9,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -52,6 +53,15 @@ type Options struct {
 	Config config.Config
 	// ConfigDir is the configuration directory: sessions, instructions.
 	ConfigDir string
+	// SessionsDir, when set, keeps the sessions there (in its sessions/)
+	// instead of in ConfigDir: dev bench stores its runs' sessions with its
+	// report, apart from the user's, --resume and dev stats.
+	SessionsDir string
+	// NoPrune leaves the sessions directory as it is at start: dev bench's
+	// is new and its own, and many runs open at once in it, where each
+	// one's sweep for what dead runs left would take the lock files the
+	// others are creating (they wait a moment for them, not for hundreds).
+	NoPrune bool
 	// Dir is the absolute working directory. A resumed session keeps its
 	// own unless DirGiven.
 	Dir      string
@@ -155,7 +165,7 @@ func Open(o Options) (*App, error) {
 	if o.NoAudit {
 		o.Config.Audit = config.AuditOff
 	}
-	a := &App{opts: o, cfg: o.Config, store: sessions.Open(o.ConfigDir, o.Now), sink: o.Sink}
+	a := &App{opts: o, cfg: o.Config, store: sessions.Open(cmp.Or(o.SessionsDir, o.ConfigDir), o.Now), sink: o.Sink}
 	a.store.OnWarning(a.warn)
 	a.client = a.newClient()
 	// The server is asked for its context window now, and the answer
@@ -191,8 +201,10 @@ func Open(o Options) (*App, error) {
 
 	// Also with retention 0 (keep sessions): Prune clears what dead runs
 	// left (lock and temporary files).
-	if _, err := a.store.Prune(time.Duration(a.cfg.SessionRetentionDays) * 24 * time.Hour); err != nil {
-		a.warn("removing old sessions: " + err.Error())
+	if !o.NoPrune {
+		if _, err := a.store.Prune(time.Duration(a.cfg.SessionRetentionDays) * 24 * time.Hour); err != nil {
+			a.warn("removing old sessions: " + err.Error())
+		}
 	}
 	if err := a.safety(); err != nil {
 		return nil, err

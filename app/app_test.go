@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -119,6 +120,55 @@ func TestOpenRunDone(t *testing.T) {
 	// The session is locked while the app has it open.
 	if _, err := a.Store().Lock(a.Session().ID); !errors.Is(err, sessions.ErrInUse) {
 		t.Errorf("second lock: %v, want ErrInUse", err)
+	}
+}
+
+// With SessionsDir, the session is kept there, with its checkpoints, and
+// the configuration directory holds none: dev bench's runs stay apart from
+// the user's sessions.
+func TestSessionsDirApart(t *testing.T) {
+	w := newWorld(t)
+	w.opts.SessionsDir = t.TempDir()
+	w.srv.Script(reply("WRITE_FILE", "a.txt\n```\nalpha\n```"), reply("DONE", "Wrote a.txt."))
+	a := w.open()
+	if res := a.Run(context.Background(), "do it"); res.Code != ExitOK {
+		t.Fatalf("result %+v", res)
+	}
+	id := a.Session().ID
+	if _, err := os.Stat(filepath.Join(w.opts.SessionsDir, "sessions", id+".json")); err != nil {
+		t.Errorf("the session is not under SessionsDir: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(w.opts.SessionsDir, "sessions", id, "checkpoints")); err != nil {
+		t.Errorf("its checkpoints are not under SessionsDir: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(w.opts.ConfigDir, "sessions")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the configuration directory has sessions: %v", err)
+	}
+}
+
+// NoPrune leaves the sessions directory alone at start: a lock file no dev
+// holds stays (without NoPrune, the sweep removes it).
+func TestNoPrune(t *testing.T) {
+	t.Parallel()
+	for _, noPrune := range []bool{true, false} {
+		t.Run(fmt.Sprint(noPrune), func(t *testing.T) { testNoPrune(t, noPrune) })
+	}
+}
+
+func testNoPrune(t *testing.T, noPrune bool) {
+	w := newWorld(t)
+	w.opts.SessionsDir, w.opts.NoPrune = t.TempDir(), noPrune
+	stale := filepath.Join(w.opts.SessionsDir, "sessions", "33333333-3333-4333-8333-333333333333.lock")
+	if err := os.MkdirAll(filepath.Dir(stale), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(stale, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w.open()
+	_, err := os.Stat(stale)
+	if kept := err == nil; kept != noPrune {
+		t.Errorf("NoPrune %v: the stale lock file kept: %v", noPrune, kept)
 	}
 }
 

@@ -63,6 +63,7 @@ type world struct {
 	// sessionsBefore counts the sessions home held before the run.
 	sessionsBefore int
 	temp           []string
+	env            []string // more environment for dev
 }
 
 // script queues the replies; slow marks those whose tools run a command.
@@ -94,6 +95,9 @@ type process struct {
 	steps    []time.Duration // every gap, in order
 	slowStep []bool          // slowStep[i]: steps[i] followed a command
 	requests []llmtest.Request
+	// devPerTask is dev bench's own time per task (the dev-bench
+	// scenarios).
+	devPerTask []time.Duration
 }
 
 func (b *bench) newWorld(sc scenario, shared any) (*world, error) {
@@ -165,7 +169,7 @@ func (b *bench) once(sc scenario, shared any, run string) (*process, error) {
 	if err := w.writeConfig(); err != nil {
 		return nil, err
 	}
-	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + w.home, "DEV_AGENT_HOME=" + w.home, "LANG=C.UTF-8"}
+	env := append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + w.home, "DEV_AGENT_HOME=" + w.home, "LANG=C.UTF-8"}, w.env...)
 	if b.profile != "" && run != "" {
 		env = append(env, "DEV_CPUPROFILE="+filepath.Join(b.profile, run+".cpu.pprof"))
 		if b.memProfile {

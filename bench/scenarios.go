@@ -19,6 +19,7 @@ import (
 )
 
 func scenarios() []scenario {
+	j1 := new(time.Duration) // dev-bench-j1's wall time, for dev-bench-j4
 	// The scenarios that keep the disk busy afterwards come last.
 	return []scenario{
 		versionScenario(),
@@ -27,6 +28,8 @@ func scenarios() []scenario {
 		bigReplyScenario(),
 		longLineScenario(),
 		tenThousandToolsScenario(),
+		devBenchScenario(1, j1, "dev's own time per task < 100 ms (median)"),
+		devBenchScenario(4, j1, "≤ 0.35× the wall time of -j 1; dev's own time per task < 100 ms (median)"),
 		fixABugKeptScenario(),
 		hugeOutputScenario(),
 		bigTreeScenario(),

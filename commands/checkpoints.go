@@ -156,26 +156,30 @@ func (d *devCmd) checkpointsRewind(c *cli.Context) error {
 	return nil
 }
 
-// flagsFirst moves the flags of the checkpoint commands before their
-// arguments: urfave/cli stops reading flags at the first argument, and
-// people write `dev rewind 3 --yes` as naturally as `dev rewind --yes 3`.
+// flagsFirst moves the flags of the checkpoint commands, and of dev bench
+// report, before their arguments: urfave/cli stops reading flags at the
+// first argument, and people write `dev rewind 3 --yes` as naturally as
+// `dev rewind --yes 3`.
 func flagsFirst(args []string) []string {
 	if len(args) < 3 {
 		return args
 	}
-	switch args[1] {
-	case "checkpoints", "diff", "rewind":
+	start, valued := 2, "--session"
+	switch {
+	case args[1] == "checkpoints" || args[1] == "diff" || args[1] == "rewind":
+	case args[1] == "bench" && args[2] == "report" && len(args) > 3:
+		start, valued = 3, "--out"
 	default:
 		return args
 	}
 	var flags, rest []string
-	for i := 2; i < len(args); i++ {
+	for i := start; i < len(args); i++ {
 		a := args[i]
 		switch {
 		case a == "--":
 			rest = append(rest, args[i:]...)
 			i = len(args)
-		case a == "--session" || a == "-session":
+		case a == valued || a == valued[1:]:
 			flags = append(flags, a)
 			if i+1 < len(args) {
 				flags = append(flags, args[i+1])
@@ -187,5 +191,5 @@ func flagsFirst(args []string) []string {
 			rest = append(rest, a)
 		}
 	}
-	return append(append(append([]string{}, args[:2]...), flags...), rest...)
+	return append(append(append([]string{}, args[:start]...), flags...), rest...)
 }

@@ -50,6 +50,7 @@ dev rewind N [--yes]         bring files and session back to checkpoint N
 dev mcp                      the MCP servers, their state and their tools
 dev config show              the settings in force and where each comes from
 dev doctor [--json]          check the model server and say what to change
+dev bench [--model M]...     which model works: tasks run on your server
 
 A session id may be shortened to a unique prefix of 6 characters or more.`,
 		Description: "With -p, stdout carries only the final answer (or, with --json, one JSON " +
@@ -69,6 +70,7 @@ A session id may be shortened to a unique prefix of 6 characters or more.`,
 			d.mcpCommand(),
 			d.statsCommand(),
 			d.profilesCommand(),
+			d.benchCommand(),
 		),
 	}
 	a.OnUsageError = func(_ *cli.Context, err error, _ bool) error {

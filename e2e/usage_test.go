@@ -134,7 +134,7 @@ func TestCachedTokensRecorded(t *testing.T) {
 	w := newWorld(t, nil)
 	first := withUsage(reply("Write.", "WRITE_FILE", "a.txt\n```\nA\n```"), 1000, 50)
 	second := withUsage(done("Wrote a.txt."), 1200, 20)
-	second.Timings = map[string]any{"cache_n": 1040, "prompt_n": 160, "predicted_n": 20}
+	second.Timings = map[string]any{"cache_n": 1040, "prompt_n": 160, "predicted_n": 20, "prompt_ms": 250.5, "predicted_ms": 400}
 	w.srv.Script(first, second)
 	w.run("-p", "write a.txt", "--no-audit").expect(t, 0)
 	s := w.onlySession()
@@ -146,6 +146,11 @@ func TestCachedTokensRecorded(t *testing.T) {
 	}
 	if c := s.Requests[1].CachedTokens; c == nil || *c != 1040 || s.Requests[1].PromptTokens != 1200 {
 		t.Errorf("the second request's record: %+v (want cachedTokens 1040 of 1200)", s.Requests[1])
+	}
+	// The server's own time, from the same timings (dev bench's server
+	// seconds); none where it gave none.
+	if s.Requests[0].ServerMs != 0 || s.Requests[1].ServerMs != 650 {
+		t.Errorf("serverMs %d and %d, want 0 (no timings) and 650 (250.5 + 400)", s.Requests[0].ServerMs, s.Requests[1].ServerMs)
 	}
 	show := w.run("sessions", "show", s.ID)
 	if !strings.Contains(show.stdout, "1,040") {

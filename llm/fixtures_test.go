@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/devagent/dev/parser"
 )
@@ -145,6 +146,7 @@ type fixtureCase struct {
 	field                      string // the reasoning field, when there is reasoning
 	usage                      *Usage
 	cache                      *PromptCache
+	serverTime                 time.Duration // llama.cpp's timings: prompt_ms + predicted_ms
 
 	err            bool
 	kind           Kind
@@ -193,11 +195,11 @@ var fixtureCases = []fixtureCase{
 	// 11434.0.0 (scripts/llama-server.sh), serving SmolLM2-135M-Instruct and
 	// Gemma 3 270M with Gemma 3's chat template.
 	{file: "llamacpp-b11434/stream-usage-timings.txt", use: "chat", content: "Hello there! I'm a creative AI", finish: "length",
-		usage: usage(20, 8, 28), cache: &PromptCache{CachedTokens: 3, ProcessedTokens: 17}},
+		usage: usage(20, 8, 28), cache: &PromptCache{CachedTokens: 3, ProcessedTokens: 17}, serverTime: 360028 * time.Microsecond},
 	{file: "llamacpp-b11434/overflow-400.txt", use: "chat", err: true, kind: KindOverflow, status: 400,
 		message: "request (9031 tokens) exceeds the available context size (8192 tokens), try increasing it", contextLimit: 8192, promptTokens: 9031},
 	{file: "llamacpp-b11434/grammar-stream.txt", use: "chat", content: grammarReply, stripped: strings.TrimSpace(grammarReply), finish: "stop",
-		usage: usage(968, 64, 1032), cache: &PromptCache{CachedTokens: 967, ProcessedTokens: 1}},
+		usage: usage(968, 64, 1032), cache: &PromptCache{CachedTokens: 967, ProcessedTokens: 1}, serverTime: 960086 * time.Microsecond},
 	{file: "llamacpp-b11434/grammar-invalid-400.txt", use: "chat", err: true, kind: KindBadRequest, status: 400,
 		message: "Failed to initialize samplers: failed to parse grammar"},
 	{file: "llamacpp-b11434/jinja-alternation-400.txt", use: "chat", err: true, kind: KindBadRequest, status: 400,
@@ -205,7 +207,8 @@ var fixtureCases = []fixtureCase{
 
 	// documented: reconstructed shapes.
 	{file: "documented/llamacpp-stream-reasoning-content.txt", use: "chat", content: replyR, reasoning: reasoningR, field: FieldReasoningContent,
-		finish: "stop", usage: usage(1213, 48, 1261), cache: &PromptCache{CachedTokens: 0, ProcessedTokens: 1213}},
+		finish: "stop", usage: usage(1213, 48, 1261), cache: &PromptCache{CachedTokens: 0, ProcessedTokens: 1213},
+		serverTime: 3927501 * time.Microsecond},
 	{file: "documented/llamacpp-overflow-400.txt", use: "chat", err: true, kind: KindOverflow, status: 400,
 		message: "request (4390 tokens) exceeds the available context size (4096 tokens), try increasing it", contextLimit: 4096, promptTokens: 4390},
 	{file: "documented/llamacpp-old-stream-error-event.txt", use: "chat", err: true, kind: KindOverflow, status: 400,
@@ -238,7 +241,7 @@ var fixtureCases = []fixtureCase{
 	{file: "documented/openrouter-stream-processing-comments.txt", use: "chat", content: replyR, finish: "stop", usage: usage(1190, 31, 1221)},
 	{file: "documented/stream-crlf.txt", use: "chat", content: replyR, finish: "stop", usage: usage(1190, 31, 1221)},
 	{file: "documented/stream-no-done.txt", use: "chat", content: replyR, finish: "stop", usage: usage(1190, 31, 1221),
-		cache: &PromptCache{CachedTokens: 0, ProcessedTokens: 1190}}, // timings without cache_n: an older llama.cpp
+		cache: &PromptCache{CachedTokens: 0, ProcessedTokens: 1190}, serverTime: 3097500 * time.Microsecond}, // timings without cache_n: an older llama.cpp
 	{file: "documented/stream-data-keepalive.txt", use: "chat", content: replyR, finish: "stop"},
 	{file: "documented/stream-id-lines-ping.txt", use: "chat", content: replyR, finish: "stop"},
 	{file: "documented/ollama-old-finish-reason-empty.txt", use: "chat", content: replyR, finish: "stop"},
@@ -375,7 +378,8 @@ func checkChat(t *testing.T, client *Client, baseURL string, tc fixtureCase) {
 	if err != nil {
 		t.Fatalf("Stream: %v", err)
 	}
-	want := Reply{Content: tc.content, Reasoning: tc.reasoning, ReasoningField: tc.field, FinishReason: tc.finish, Usage: tc.usage, Cache: tc.cache}
+	want := Reply{Content: tc.content, Reasoning: tc.reasoning, ReasoningField: tc.field, FinishReason: tc.finish, Usage: tc.usage, Cache: tc.cache,
+		ServerTime: tc.serverTime}
 	if !reflect.DeepEqual(reply, want) {
 		t.Errorf("reply:\n got %s\nwant %s", dump(reply), dump(want))
 	}

@@ -100,6 +100,10 @@ type Reply struct {
 	// Cache is what the server said about its prompt cache for this
 	// request (SPEC §16's cachedTokens); nil when it said nothing.
 	Cache *PromptCache
+	// ServerTime is the server's own account of the time it worked on the
+	// request (llama.cpp's timings.prompt_ms + predicted_ms): without the
+	// network, queueing for a slot, or dev; 0 when it gave none.
+	ServerTime time.Duration
 	// Constrained: the request that got this reply carried the grammar.
 	Constrained bool
 	// GrammarRejected: the server rejected the grammar of this request

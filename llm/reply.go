@@ -3,7 +3,10 @@ package llm
 import (
 	"bytes"
 	"encoding/json"
+	"math"
+	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -72,6 +75,10 @@ func (d *wireTokenDetails) UnmarshalJSON(b []byte) error {
 type wireTimings struct {
 	CacheN  *lenientInt `json:"cache_n"`  // prompt tokens reused from the slot's cache
 	PromptN *lenientInt `json:"prompt_n"` // prompt tokens evaluated
+	// The milliseconds spent evaluating the prompt and generating the
+	// reply.
+	PromptMs    *lenientFloat `json:"prompt_ms"`
+	PredictedMs *lenientFloat `json:"predicted_ms"`
 }
 
 // UnmarshalJSON ignores a value that is not an object, as for
@@ -111,6 +118,7 @@ type replyBuilder struct {
 	// From usage.prompt_tokens_details and llama.cpp's timings; nil when
 	// not reported.
 	usageCached, timingsCached, timingsProcessed *int
+	serverTime                                   time.Duration // from the last timings
 }
 
 // add takes one payload. Payloads that are not JSON objects (`data: :
@@ -163,6 +171,9 @@ func (b *replyBuilder) add(payload []byte) (errPayload []byte, err error) {
 			b.usageCached = intOf(d.CachedTokens)
 		}
 	}
+	if t := ch.Timings; t != nil && (t.PromptMs != nil || t.PredictedMs != nil) {
+		b.serverTime = millis(t.PromptMs) + millis(t.PredictedMs)
+	}
 	if t := ch.Timings; t != nil && (t.CacheN != nil || t.PromptN != nil) {
 		b.timingsCached, b.timingsProcessed = nil, nil
 		if t.CacheN != nil {
@@ -204,6 +215,34 @@ func prefix(s string, n int) string {
 		n--
 	}
 	return s[:n]
+}
+
+// millis is a duration the server gave in milliseconds; 0 when it gave
+// none, or one that makes no sense.
+func millis(ms *lenientFloat) time.Duration {
+	if ms == nil || !(*ms > 0) || *ms > 1e12 {
+		return 0
+	}
+	return time.Duration(math.Round(float64(*ms) * float64(time.Millisecond)))
+}
+
+// lenientFloat is a number that may come as a string; anything else is
+// 0, so that one odd field does not lose the others beside it.
+type lenientFloat float64
+
+func (n *lenientFloat) UnmarshalJSON(b []byte) error {
+	var f float64
+	if json.Unmarshal(b, &f) == nil {
+		*n = lenientFloat(f)
+		return nil
+	}
+	var s string
+	if json.Unmarshal(b, &s) == nil {
+		if v, err := strconv.ParseFloat(s, 64); err == nil {
+			*n = lenientFloat(v)
+		}
+	}
+	return nil
 }
 
 func intOf(n *lenientInt) *int {
@@ -248,5 +287,6 @@ func (b *replyBuilder) reply() Reply {
 		Usage:          b.usage,
 		Cut:            b.cut,
 		Cache:          b.cache(),
+		ServerTime:     b.serverTime,
 	}
 }

@@ -3,6 +3,7 @@ package llm
 import (
 	"reflect"
 	"testing"
+	"time"
 )
 
 // What a reply says of the server's prompt cache, from each way servers
@@ -60,5 +61,33 @@ func TestPromptCacheReused(t *testing.T) {
 		if got := tc.cache.Reused(); got != tc.want {
 			t.Errorf("%+v.Reused() = %v, want %v", tc.cache, got, tc.want)
 		}
+	}
+}
+
+// The server's own time for a request, from llama.cpp's timings.
+func TestReplyServerTime(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		chunk string
+		want  time.Duration
+	}{
+		{"prompt and generation", `{"choices":[],"timings":{"cache_n":5,"prompt_n":2,"prompt_ms":12.5,"predicted_ms":100.25}}`, 112750 * time.Microsecond},
+		{"generation alone", `{"choices":[],"timings":{"predicted_ms":40}}`, 40 * time.Millisecond},
+		{"numbers as strings", `{"choices":[],"timings":{"prompt_ms":"1.5","predicted_ms":"2"}}`, 3500 * time.Microsecond},
+		{"a field of the wrong type keeps the other", `{"choices":[],"timings":{"prompt_ms":[1],"predicted_ms":7}}`, 7 * time.Millisecond},
+		{"negative is nonsense", `{"choices":[],"timings":{"prompt_ms":-5}}`, 0},
+		{"no timings", `{"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}`, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var b replyBuilder
+			if _, err := b.add([]byte(tc.chunk)); err != nil {
+				t.Fatal(err)
+			}
+			if got := b.reply().ServerTime; got != tc.want {
+				t.Errorf("ServerTime = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

@@ -73,6 +73,10 @@ type Request struct {
 	CachedTokens *int  `json:"cachedTokens,omitempty"`
 	FirstByteMs  int64 `json:"firstByteMs"`
 	DurationMs   int64 `json:"durationMs"`
+	// ServerMs is the server's own account of its work on the request
+	// (llama.cpp's timings), 0 when it gave none: DurationMs less the
+	// network, the wait for a free slot and dev.
+	ServerMs int64 `json:"serverMs,omitempty"`
 	// EarlyStop: the reply was closed because the model began inventing a
 	// tool's result.
 	EarlyStop bool `json:"earlyStop"`

@@ -500,6 +500,7 @@ func (c *Conversation) record(purpose string, req llm.Request, reply llm.Reply) 
 		Purpose:     purpose,
 		FirstByteMs: reply.FirstByte.Milliseconds(),
 		DurationMs:  reply.Duration.Milliseconds(),
+		ServerMs:    reply.ServerTime.Milliseconds(),
 		EarlyStop:   reply.Stopped,
 		Constrained: reply.Constrained,
 	}
