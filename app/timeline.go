@@ -166,7 +166,7 @@ func (t *Timeline) LastRequest() (int, bool) {
 // Plan says what a rewind to checkpoint n would change, before it does,
 // naming the changes of other sessions running in the same directory.
 func (t *Timeline) Plan(ctx context.Context, n int) (checkpoints.Plan, error) {
-	p, err := t.cps.PlanRewind(ctx, t.sess.Checkpoints, n)
+	p, err := t.cps.PlanRewind(ctx, t.sess.Checkpoints, n, t.sess.CheckpointState)
 	if err != nil {
 		return p, err
 	}
@@ -239,13 +239,20 @@ func (t *Timeline) othersChanges(ctx context.Context, p checkpoints.Plan) ([]che
 // checkpointing the present (so a rewind can be rewound), and unless
 // filesOnly cuts the session's history, task list and audits back to what
 // they were then. The session is saved.
+//
+// The checkpoint of the present is in the session file, synced to disk,
+// before the first file is touched (SPEC §13): a rewind killed at any
+// moment leaves the old files, or that checkpoint to bring them back.
 func (t *Timeline) Rewind(ctx context.Context, n int, filesOnly bool) (checkpoints.Rewound, error) {
-	r, err := t.cps.Rewind(ctx, t.sess.Checkpoints, n, t.sess.CheckpointState)
+	r, err := t.cps.Rewind(ctx, t.sess.Checkpoints, n, t.sess.CheckpointState, func(before checkpoints.Taken) error {
+		if !before.New {
+			return nil // a checkpoint of the list holds the present already
+		}
+		t.sess.Checkpoints = append(t.sess.Checkpoints, before.Checkpoint)
+		return t.store.SaveSynced(t.sess)
+	})
 	if err != nil {
 		return r, err
-	}
-	if r.Before.New {
-		t.sess.Checkpoints = append(t.sess.Checkpoints, r.Before.Checkpoint)
 	}
 	// What the checkpoints do not say: where the rewind went, and the
 	// requests it took out of the history (the session browser shows

@@ -90,6 +90,13 @@ func RewindPlan(w io.Writer, p checkpoints.Plan, filesOnly bool) {
 	} else {
 		fmt.Fprintln(w, "The session's history, task list and audits go back to that point too.")
 	}
+	if b := p.Before.Checkpoint; b.Tree != "" {
+		if p.Before.New {
+			fmt.Fprintf(w, "Before any file changes, the present is kept as checkpoint %d (dev rewind %d undoes this).\n", b.Number, b.Number)
+		} else {
+			fmt.Fprintf(w, "Checkpoint %d holds the present (dev rewind %d undoes this).\n", b.Number, b.Number)
+		}
+	}
 }
 
 // RewindVerb says what a rewind does to a file, given its change from the
