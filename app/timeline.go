@@ -170,6 +170,13 @@ func (t *Timeline) Plan(ctx context.Context, n int) (checkpoints.Plan, error) {
 	if err != nil {
 		return p, err
 	}
+	if left, ok := t.rewoundTo(); ok {
+		// The last thing that changed the files was a rewind: its own
+		// changes are dev's, not something else's.
+		if p.Foreign, err = t.cps.Changes(ctx, left, p.Before.Scan.Tree); err != nil {
+			return p, err
+		}
+	}
 	if p.Others, err = t.othersChanges(ctx, p); err != nil {
 		return p, err
 	}
@@ -182,6 +189,24 @@ func (t *Timeline) Plan(ctx context.Context, n int) (checkpoints.Plan, error) {
 	}
 	p.Foreign = slices.DeleteFunc(p.Foreign, func(c checkpoints.Change) bool { return theirs[c.Path] })
 	return p, nil
+}
+
+// rewoundTo is the snapshot the last rewind left the working directory
+// in, when no checkpoint was taken since: the checkpoint it rewound to.
+func (t *Timeline) rewoundTo() (checkpoints.ID, bool) {
+	list := t.sess.Checkpoints
+	if len(t.sess.Rewinds) == 0 || len(list) == 0 {
+		return "", false
+	}
+	last := t.sess.Rewinds[len(t.sess.Rewinds)-1]
+	if last.From != list[len(list)-1].Number {
+		return "", false
+	}
+	to, err := checkpoints.Find(list, last.To)
+	if err != nil {
+		return "", false
+	}
+	return to.Tree, true
 }
 
 // othersChanges are the paths of p's restore that other sessions running
