@@ -226,10 +226,10 @@ func Open(o Options) (*App, error) {
 	a.openTimeline()
 	a.bg = bgproc.New(bgproc.Options{
 		OnStart: func(i bgproc.Info) {
-			a.sink.Emit(event.BackgroundStarted{ID: i.ID, Command: i.Command, PID: i.PID})
+			a.sink.Emit(event.BackgroundStarted{ID: i.ID, Command: a.redactor.Redact(i.Command), PID: i.PID})
 		},
 		OnExit: func(i bgproc.Info) {
-			a.sink.Emit(event.BackgroundExited{ID: i.ID, Command: i.Command, Status: i.Status.String(), ExitCode: i.ExitCode, Runtime: i.Runtime})
+			a.sink.Emit(event.BackgroundExited{ID: i.ID, Command: a.redactor.Redact(i.Command), Status: i.Status.String(), ExitCode: i.ExitCode, Runtime: i.Runtime})
 		},
 	})
 	a.stopBackground = sync.OnceFunc(a.shutdownBackground)
@@ -369,7 +369,7 @@ func (a *App) wire() {
 		CommandTimeout: time.Duration(cfg.CommandTimeout) * time.Second,
 		OutputDir:      a.outputDir(),
 		Spills:         tools.NewSpills(a.redactor),
-		Ask:            a.opts.Ask,
+		Ask:            a.ask(),
 		Background:     a.bg,
 		Deny:           a.deny,
 		WritableRoots:  a.roots,
@@ -403,7 +403,7 @@ func (a *App) wire() {
 		Sink:        a.sink,
 		Compactor:   compactor,
 		Window:      a.window,
-		Mask:        a.mask,
+		Secrets:     a.redactor,
 		Checkpoints: runCheckpoints{a},
 		Config: loop.Config{
 			Params:            worker,
@@ -426,7 +426,7 @@ func (a *App) wire() {
 			Env: &tools.Env{Dir: env.Dir, CommandTimeout: env.CommandTimeout, OutputDir: env.OutputDir, Spills: env.Spills,
 				Deny: env.Deny, Sandbox: env.Sandbox, Groups: env.Groups, Live: a.liveOutput(event.Auditor),
 				Approve: a.protectOnly},
-			Mask:              a.mask,
+			Secrets:           a.redactor,
 			Commands:          cfg.AuditCommands,
 			MaxRetries:        retries,
 			Sink:              a.sink,
@@ -677,7 +677,7 @@ func (a *App) closeMCP() {
 func (a *App) shutdownBackground() {
 	if a.bg != nil {
 		for _, i := range a.bg.Shutdown() {
-			command := textfmt.Summary(i.Command, 200)
+			command := textfmt.Summary(a.redactor.Redact(i.Command), 200)
 			a.sink.Emit(event.BackgroundExited{ID: i.ID, Command: command, Status: event.StoppedOnExit, ExitCode: i.ExitCode, Runtime: i.Runtime})
 		}
 	}

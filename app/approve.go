@@ -48,7 +48,9 @@ func (a *App) approve(ctx context.Context, act tools.Action) tools.Verdict {
 		return tools.Verdict{Why: fmt.Sprintf("%s needs the user's approval (approval: %s), and in an unattended run (-p) nobody can give it, so it is not allowed. "+
 			"Do without it, or say in your DONE summary what the user should do.", what, a.approvals.Mode)}
 	}
-	answer, err := a.opts.Ask(ctx, question(act))
+	// Shown masked, as all the model's text (SPEC §13); what runs is the
+	// command as written.
+	answer, err := a.opts.Ask(ctx, a.redactor.Redact(question(act)))
 	if err != nil {
 		if errors.Is(err, context.Canceled) || ctx.Err() != nil {
 			return tools.Verdict{Why: "the user interrupted the question about " + what + "."}

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -38,6 +39,17 @@ func (a *App) safety() error {
 		a.mask = a.redactor.Redact
 	}
 	return nil
+}
+
+// ask is tools.Env.Ask: ASK_USER's question put to the user, masked as
+// all the model's text dev shows (SPEC §13); nil when nobody can answer.
+func (a *App) ask() func(ctx context.Context, question string) (string, error) {
+	if a.opts.Ask == nil {
+		return nil
+	}
+	return func(ctx context.Context, question string) (string, error) {
+		return a.opts.Ask(ctx, a.redactor.Redact(question))
+	}
 }
 
 // maskChanges masks secrets in what a tool changed: a file may be named

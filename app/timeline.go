@@ -165,9 +165,16 @@ func (t *Timeline) LastRequest() (int, bool) {
 // Plan says what a rewind to checkpoint n would change, before it does,
 // naming the changes of other sessions running in the same directory.
 func (t *Timeline) Plan(ctx context.Context, n int) (checkpoints.Plan, error) {
-	p, err := t.cps.PlanRewind(ctx, t.sess.Checkpoints, n)
+	p, err := t.cps.PlanRewind(ctx, t.sess.Checkpoints, n, t.sess.CheckpointState)
 	if err != nil {
 		return p, err
+	}
+	if left, ok := t.rewoundTo(); ok {
+		// The last thing that changed the files was a rewind: its own
+		// changes are dev's, not something else's.
+		if p.Foreign, err = t.cps.Changes(ctx, left, p.Before.Scan.Tree); err != nil {
+			return p, err
+		}
 	}
 	if p.Others, err = t.othersChanges(ctx, p); err != nil {
 		return p, err
@@ -181,6 +188,24 @@ func (t *Timeline) Plan(ctx context.Context, n int) (checkpoints.Plan, error) {
 	}
 	p.Foreign = slices.DeleteFunc(p.Foreign, func(c checkpoints.Change) bool { return theirs[c.Path] })
 	return p, nil
+}
+
+// rewoundTo is the snapshot the last rewind left the working directory
+// in, when no checkpoint was taken since: the checkpoint it rewound to.
+func (t *Timeline) rewoundTo() (checkpoints.ID, bool) {
+	list := t.sess.Checkpoints
+	if len(t.sess.Rewinds) == 0 || len(list) == 0 {
+		return "", false
+	}
+	last := t.sess.Rewinds[len(t.sess.Rewinds)-1]
+	if last.From != list[len(list)-1].Number {
+		return "", false
+	}
+	to, err := checkpoints.Find(list, last.To)
+	if err != nil {
+		return "", false
+	}
+	return to.Tree, true
 }
 
 // othersChanges are the paths of p's restore that other sessions running
@@ -238,13 +263,20 @@ func (t *Timeline) othersChanges(ctx context.Context, p checkpoints.Plan) ([]che
 // checkpointing the present (so a rewind can be rewound), and unless
 // filesOnly cuts the session's history, task list and audits back to what
 // they were then. The session is saved.
+//
+// The checkpoint of the present is in the session file, synced to disk,
+// before the first file is touched (SPEC §13): a rewind killed at any
+// moment leaves the old files, or that checkpoint to bring them back.
 func (t *Timeline) Rewind(ctx context.Context, n int, filesOnly bool) (checkpoints.Rewound, error) {
-	r, err := t.cps.Rewind(ctx, t.sess.Checkpoints, n, t.sess.CheckpointState)
+	r, err := t.cps.Rewind(ctx, t.sess.Checkpoints, n, t.sess.CheckpointState, func(before checkpoints.Taken) error {
+		if !before.New {
+			return nil // a checkpoint of the list holds the present already
+		}
+		t.sess.Checkpoints = append(t.sess.Checkpoints, before.Checkpoint)
+		return t.store.SaveSynced(t.sess)
+	})
 	if err != nil {
 		return r, err
-	}
-	if r.Before.New {
-		t.sess.Checkpoints = append(t.sess.Checkpoints, r.Before.Checkpoint)
 	}
 	// What the checkpoints do not say: where the rewind went, and the
 	// requests it took out of the history (the session browser shows

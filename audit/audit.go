@@ -17,6 +17,7 @@ import (
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/prompts"
+	"github.com/devagent/dev/redact"
 	"github.com/devagent/dev/sessions"
 	"github.com/devagent/dev/step"
 	"github.com/devagent/dev/tools"
@@ -69,8 +70,9 @@ type Auditor struct {
 	MaxRetries int      // consecutive unparseable replies before ErrFormat
 	// Sink receives the audit's steps as events marked event.Auditor.
 	Sink event.Sink
-	// Mask redacts secrets from tool results; nil keeps them as they are.
-	Mask func(string) string
+	// Secrets masks what the audit stores and shows: tool results and the
+	// auditor's own text (see step.Conversation); nil masks nothing.
+	Secrets *redact.Redactor
 	// Window is the server's context window; Compactor, when set, keeps a
 	// long audit inside it.
 	Window            *step.Window
@@ -110,7 +112,7 @@ func (a *Auditor) Audit(ctx context.Context, in Input) (result Result, err error
 		System:            prompts.Audit{Dir: a.Env.Dir, Tools: promptTools(registry)}.Render(),
 		Tools:             registry,
 		Env:               a.Env,
-		Mask:              a.Mask,
+		Secrets:           a.Secrets,
 		Sink:              a.Sink,
 		MaxRetries:        a.MaxRetries,
 		Window:            a.Window,

@@ -72,3 +72,27 @@ func snapshot(t *testing.T, dir string) string {
 	}
 	return b.String()
 }
+
+// The audit's copy of the git index goes in the temporary directory,
+// which commands may write: a link put at its path first is not followed
+// (issue 30).
+func TestIndexCopyFollowsNoLink(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	victim := filepath.Join(t.TempDir(), "victim")
+	if err := os.WriteFile(victim, []byte("precious\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(victim, filepath.Join(dir, "index")); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeNew(filepath.Join(dir, "index"), []byte("copy")); err == nil {
+		t.Error("wrote through a link")
+	}
+	if data, _ := os.ReadFile(victim); string(data) != "precious\n" {
+		t.Errorf("the link's target became %q", data)
+	}
+	if err := writeNew(filepath.Join(dir, "new"), []byte("copy")); err != nil {
+		t.Error(err)
+	}
+}

@@ -218,11 +218,28 @@ func indexCopy(ctx context.Context, dir string) (path string, cleanup func(), er
 	}
 	cleanup = func() { _ = os.RemoveAll(tmp) }
 	path = filepath.Join(tmp, "index")
-	if err := os.WriteFile(path, data, 0o600); err != nil {
+	// The temporary directory is one the worker's commands may write
+	// (sandboxed or not, and a background process may still run): the
+	// copy is a new file, never one put at its path first (SPEC §13).
+	if err := writeNew(path, data); err != nil {
 		cleanup()
 		return "", func() {}, err
 	}
 	return path, cleanup, nil
+}
+
+// writeNew writes data to a file it creates at path: it fails on
+// anything already there, a link included.
+func writeNew(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // doneTool is DONE documented for the auditor: its input is the report.

@@ -311,7 +311,8 @@ type Taken struct {
 	// New reports that a checkpoint was made: append Checkpoint to the
 	// session's list and save it. An AfterTool checkpoint is made only
 	// when the files changed since the last one, a BeforeRewind one only
-	// when no checkpoint holds the same files and state.
+	// when no checkpoint holds the same files and state: then Checkpoint
+	// is the one of the list that does.
 	New        bool
 	Checkpoint Checkpoint
 	// Changes are the files that differ from the last checkpoint of the
@@ -364,8 +365,11 @@ func (s *Store) take(ctx context.Context, list []Checkpoint, m Meta, state func(
 		}
 		st = h.id()
 	}
-	if m.Reason == BeforeRewind && slices.ContainsFunc(list, func(c Checkpoint) bool { return c.Tree == sc.Tree && c.State == st }) {
-		return t, nil // a rewind to that checkpoint brings the present back
+	if m.Reason == BeforeRewind {
+		if i := slices.IndexFunc(list, func(c Checkpoint) bool { return c.Tree == sc.Tree && c.State == st }); i >= 0 {
+			t.Checkpoint = list[i] // a rewind to it brings the present back
+			return t, nil
+		}
 	}
 	number := 0
 	if last != nil {
@@ -394,6 +398,11 @@ func Find(list []Checkpoint, n int) (Checkpoint, error) {
 type Plan struct {
 	Target  Checkpoint
 	Restore Restore
+	// Before is the checkpoint that holds the present, which the rewind
+	// takes first (Before.New), or the one of the list that holds it
+	// already: `dev rewind Before.Checkpoint.Number` undoes the rewind.
+	// Before.Scan.Tree is the present's snapshot.
+	Before Taken
 	// Foreign are the files changed since the last checkpoint, by
 	// something other than dev's steps (the user, an editor, a process
 	// left running): the rewind replaces those changes too.
@@ -412,8 +421,10 @@ type SessionChanges struct {
 }
 
 // PlanRewind says what rewinding the working directory to checkpoint n of
-// list would change, without changing anything.
-func (s *Store) PlanRewind(ctx context.Context, list []Checkpoint, n int) (Plan, error) {
+// list would change, without changing anything, and which checkpoint
+// will hold the present (present gives the session's state, as Rewind
+// takes it).
+func (s *Store) PlanRewind(ctx context.Context, list []Checkpoint, n int, present func() State) (Plan, error) {
 	target, err := Find(list, n)
 	if err != nil {
 		return Plan{}, err
@@ -423,15 +434,17 @@ func (s *Store) PlanRewind(ctx context.Context, list []Checkpoint, n int) (Plan,
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	sc, err := s.scan(ctx, LookAll, nil, false)
-	if err != nil {
-		return Plan{}, err
-	}
 	p := Plan{Target: target}
-	if p.Foreign, err = s.Changes(ctx, list[len(list)-1].Tree, sc.Tree); err != nil {
+	// What Rewind will take, but not added to the list: the objects it
+	// stores are named by their content, and nothing names them yet.
+	if p.Before, err = s.take(ctx, list, Meta{Reason: BeforeRewind}, present); err != nil {
 		return Plan{}, err
 	}
-	if p.Restore, err = s.planRestore(ctx, sc.Tree, target.Tree); err != nil {
+	now := p.Before.Scan.Tree
+	if p.Foreign, err = s.Changes(ctx, list[len(list)-1].Tree, now); err != nil {
+		return Plan{}, err
+	}
+	if p.Restore, err = s.planRestore(ctx, now, target.Tree); err != nil {
 		return Plan{}, err
 	}
 	return p, nil
@@ -440,7 +453,7 @@ func (s *Store) PlanRewind(ctx context.Context, list []Checkpoint, n int) (Plan,
 // Rewound is the result of Rewind.
 type Rewound struct {
 	// Before is the checkpoint of the present taken first; when
-	// Before.New, append it to the session's list.
+	// Before.New, it is the one kept was given.
 	Before  Taken
 	Target  Checkpoint
 	Restore Restore // what the restore changed and what it left
@@ -454,7 +467,14 @@ type Rewound struct {
 // files created since, writes back those modified or deleted, and loads
 // the target's session state. Paths a snapshot skips are never touched.
 // A failing path does not stop the others; the error names each.
-func (s *Store) Rewind(ctx context.Context, list []Checkpoint, n int, present func() State) (Rewound, error) {
+//
+// A rewind never loses work (SPEC §13): the checkpoint of the present is
+// written and synced to disk, then given to kept, which records it (the
+// caller appends a new one to the session's list and saves the session),
+// all before the first file is touched. A rewind killed at any moment
+// leaves the old files, or a checkpoint kept names that brings them back.
+// An error from kept stops the rewind with nothing changed.
+func (s *Store) Rewind(ctx context.Context, list []Checkpoint, n int, present func() State, kept func(Taken) error) (Rewound, error) {
 	target, err := Find(list, n)
 	if err != nil {
 		return Rewound{}, err
@@ -482,9 +502,26 @@ func (s *Store) Rewind(ctx context.Context, list []Checkpoint, n int, present fu
 		return Rewound{}, err
 	}
 	if r.Restore, err = s.planRestore(ctx, r.Before.Scan.Tree, target.Tree); err != nil {
-		return r, err
+		return Rewound{}, err
+	}
+	if err := s.sync(); err != nil {
+		return Rewound{}, fmt.Errorf("keeping the present before the rewind: %w", err)
+	}
+	if kept != nil {
+		if err := kept(r.Before); err != nil {
+			return Rewound{}, fmt.Errorf("keeping the present before the rewind: %w", err)
+		}
 	}
 	return r, s.restore(ctx, r.Restore)
+}
+
+// sync makes what the store wrote durable: its objects, and the
+// directories that name them. s.mu is held.
+func (s *Store) sync() error {
+	if err := s.obj.sync(); err != nil {
+		return err
+	}
+	return errors.Join(syncDir(s.dir), syncDir(filepath.Dir(s.dir)))
 }
 
 // State reads the session state a checkpoint kept.

@@ -132,7 +132,7 @@ func TestRewindKeepsThePresent(t *testing.T) {
 	ss.take(AfterTool, "WRITE_FILE")
 	write(t, dir, files{"f": "by the user\n"}) // after the last checkpoint
 
-	plan, err := ss.s.PlanRewind(context.Background(), ss.list, 0)
+	plan, err := ss.s.PlanRewind(context.Background(), ss.list, 0, ss.present)
 	must(t, err)
 	if got := changeList(plan.Foreign); got != "modified f\n" {
 		t.Errorf("foreign changes: %q", got)
@@ -461,7 +461,7 @@ func TestCorruptObject(t *testing.T) {
 	h, err := parseID(tk.Changes[0].From.ID)
 	must(t, err)
 	overwriteObject(t, ss.s, h, []byte("r"+strings.Repeat("g", int(storedAt(t, ss.s, h).size)-1)))
-	_, err = ss.s.Rewind(context.Background(), ss.list, 0, nil)
+	_, err = ss.s.Rewind(context.Background(), ss.list, 0, nil, nil)
 	if err == nil || !strings.Contains(err.Error(), "corrupt") {
 		t.Errorf("rewind from a corrupt object: %v", err)
 	}
@@ -525,7 +525,7 @@ func TestPack(t *testing.T) {
 	must(t, os.RemoveAll(filepath.Join(dir, "d")))
 	cold, err := Open(storeDir, dir, Options{})
 	must(t, err)
-	r, err := cold.Rewind(context.Background(), []Checkpoint{first.Checkpoint}, 0, nil)
+	r, err := cold.Rewind(context.Background(), []Checkpoint{first.Checkpoint}, 0, nil, nil)
 	must(t, err)
 	if len(r.Restore.Changes) != len(fs) {
 		t.Errorf("restored %d files, want %d", len(r.Restore.Changes), len(fs))
@@ -559,4 +559,57 @@ func TestTooBig(t *testing.T) {
 	if _, err := s.Snapshot(context.Background()); err != nil {
 		t.Errorf("at the caps: %v", err)
 	}
+}
+
+// A rewind keeps the present before it touches a file (issue 30, break
+// 2): kept is given the checkpoint of the present while the files are
+// still the present's, its objects already readable by another store
+// (another dev process), and it is the checkpoint the plan named. An
+// error from kept stops the rewind with nothing changed.
+func TestRewindKeepsThePresentBeforeTouchingAFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write(t, dir, files{"a": "0\n", "sub/b": "0\n"})
+	ss := newSession(t, dir, Options{})
+	ss.take(BeforeRequest, "")
+	write(t, dir, files{"a": "edited\n", "sub/b": "edited\n", "new": "made\n"}) // in no checkpoint
+	edited := state(t, dir, false)
+
+	plan, err := ss.s.PlanRewind(context.Background(), ss.list, 0, ss.present)
+	must(t, err)
+	if !plan.Before.New || plan.Before.Checkpoint.Number != 1 {
+		t.Fatalf("the plan names %+v as holding the present, want a new checkpoint 1", plan.Before.Checkpoint)
+	}
+	refused := errors.New("the session could not be saved")
+	_, err = ss.s.Rewind(context.Background(), ss.list, 0, ss.present, func(Taken) error { return refused })
+	if !errors.Is(err, refused) {
+		t.Errorf("err = %v, want kept's", err)
+	}
+	sameState(t, "after kept failed", state(t, dir, false), edited)
+
+	var before Taken
+	r, err := ss.s.Rewind(context.Background(), ss.list, 0, ss.present, func(b Taken) error {
+		before = b
+		sameState(t, "when kept is called", state(t, dir, false), edited)
+		other, err := Open(ss.s.dir, dir, Options{})
+		must(t, err)
+		defer other.Close()
+		changes, err := other.Changes(context.Background(), ss.list[0].Tree, b.Checkpoint.Tree)
+		must(t, err)
+		for _, c := range changes {
+			if _, _, err := other.Patch(c); err != nil {
+				t.Errorf("another store cannot read the kept checkpoint's %s: %v", c.Path, err)
+			}
+		}
+		if got := changeList(changes); got != "modified a\nadded new\nmodified sub/b\n" {
+			t.Errorf("the kept checkpoint holds %q", got)
+		}
+		return ss.keep(b)
+	})
+	must(t, err)
+	if !before.New || before.Checkpoint.Number != plan.Before.Checkpoint.Number || r.Before.Checkpoint != before.Checkpoint {
+		t.Errorf("kept %+v, planned %+v", before.Checkpoint, plan.Before.Checkpoint)
+	}
+	ss.rewind(before.Checkpoint.Number)
+	sameState(t, "after rewinding the rewind", state(t, dir, false), edited)
 }

@@ -149,17 +149,27 @@ func (ss *session) take(reason Reason, tool string) Taken {
 	return tk
 }
 
+// present is the session's state, as a rewind keeps it.
+func (ss *session) present() State { return ss.state }
+
+// rewind rewinds to checkpoint n, keeping the present's checkpoint as
+// the app layer does: in the list before a file is touched.
 func (ss *session) rewind(n int) Rewound {
 	ss.t.Helper()
-	r, err := ss.s.Rewind(context.Background(), ss.list, n, func() State { return ss.state })
+	r, err := ss.s.Rewind(context.Background(), ss.list, n, ss.present, ss.keep)
 	must(ss.t, err)
-	if r.Before.New {
-		ss.list = append(ss.list, r.Before.Checkpoint)
-	}
 	if r.State != nil {
 		ss.state = *r.State
 	}
 	return r
+}
+
+// keep appends the checkpoint a rewind took of the present to the list.
+func (ss *session) keep(before Taken) error {
+	if before.New {
+		ss.list = append(ss.list, before.Checkpoint)
+	}
+	return nil
 }
 
 func changeList(cs []Change) string {

@@ -34,7 +34,7 @@ func TestLookPathsSeesOnlyItsPaths(t *testing.T) {
 	if tk.Scan.Looked != LookPaths || tk.Scan.Statted != 4 {
 		t.Errorf("looked %v, took %d stats; want LookPaths and 4", tk.Scan.Looked, tk.Scan.Statted)
 	}
-	plan, err := ss.s.PlanRewind(context.Background(), ss.list, 0)
+	plan, err := ss.s.PlanRewind(context.Background(), ss.list, 0, ss.present)
 	must(t, err)
 	if got := changeList(plan.Foreign); got != "modified b.txt\n" {
 		t.Errorf("changed by something else: %q", got)
@@ -269,7 +269,7 @@ func TestLazyChangedBeforeCapture(t *testing.T) {
 	if !strings.Contains(patch, "never stored") {
 		t.Errorf("the diff of a file whose content was not stored:\n%s", patch)
 	}
-	plan, err := ss.s.PlanRewind(context.Background(), ss.list, 0)
+	plan, err := ss.s.PlanRewind(context.Background(), ss.list, 0, ss.present)
 	must(t, err)
 	if got := changeList(plan.Restore.Lost); got != "modified a.txt\n" {
 		t.Errorf("lost: %q", got)
@@ -308,7 +308,7 @@ func TestLazyCaptureResumed(t *testing.T) {
 	must(t, again.Protect(context.Background()))
 	original := state(t, dir, false)
 	write(t, dir, files{"a.txt": "changed\n", "b/c.txt": "changed\n"})
-	r, err := again.Rewind(context.Background(), []Checkpoint{first.Checkpoint}, 0, nil)
+	r, err := again.Rewind(context.Background(), []Checkpoint{first.Checkpoint}, 0, nil, nil)
 	must(t, err)
 	if len(r.Restore.Lost) != 0 || len(r.Restore.Changes) != 2 {
 		t.Errorf("restored %q, lost %q", changeList(r.Restore.Changes), changeList(r.Restore.Lost))

@@ -92,9 +92,10 @@ func (o *objects) content(h hash) ([]byte, error) {
 // before logs existed keep an object per file, dir/ab/cdef…, which is
 // still read. Each log has one writer, the process that created it, so
 // concurrent writers (dev diff while dev runs) never share a file; a
-// reader ignores an index record still being written. Objects are not
-// synced: a crash can leave one truncated, which reading detects (the
-// content no longer has its hash) and reports.
+// reader ignores an index record still being written. Objects are synced
+// only when asked (sync: before a rewind touches a file): a crash of the
+// machine can leave one truncated, which reading detects (the content no
+// longer has its hash) and reports.
 type objects struct {
 	dir string
 
@@ -113,6 +114,9 @@ type objects struct {
 	loose, looseKnown bool
 	log               *logWriter // this process's log, made at its first object
 	files             map[string]*os.File
+	// unsynced are the files of the packs this process wrote since the
+	// last sync.
+	unsynced []string
 
 	deflaters sync.Pool // a new one allocates over half a megabyte
 }
@@ -147,6 +151,9 @@ func newObjects(dir string) *objects {
 func (o *objects) close() error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if o.log == nil && len(o.unsynced) == 0 {
+		return nil // nothing was written
+	}
 	var errs []error
 	if o.log != nil {
 		errs = append(errs, o.log.data.Close(), o.log.idx.Close())
@@ -634,7 +641,38 @@ func (p *packWriter) commit() error {
 	}
 	p.o.mu.Lock()
 	p.o.loadPacks()
+	p.o.unsynced = append(p.o.unsynced, name+".pack", name+".idx")
 	p.o.mu.Unlock()
+	return nil
+}
+
+// sync writes to disk what this process stored: its log and the packs it
+// wrote, then the directories that name them.
+func (o *objects) sync() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.log == nil && len(o.unsynced) == 0 {
+		return nil // nothing was written
+	}
+	var errs []error
+	if o.log != nil {
+		errs = append(errs, o.log.data.Sync(), o.log.idx.Sync())
+	}
+	for _, p := range o.unsynced {
+		f, err := os.Open(p)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		errs = append(errs, f.Sync(), f.Close())
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("checkpoint store: %w", err)
+	}
+	o.unsynced = nil
+	if err := errors.Join(syncDir(o.packDir()), syncDir(o.dir)); err != nil {
+		return fmt.Errorf("checkpoint store: %w", err)
+	}
 	return nil
 }
 

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -42,9 +44,14 @@ func (s *Store) planRestore(ctx context.Context, now, target ID) (Restore, error
 			deleted[c.Path] = true
 		}
 	}
+	root, err := os.OpenRoot(s.workDir)
+	if err != nil {
+		return Restore{}, err
+	}
+	defer root.Close()
 	var r Restore
 	for _, c := range changes {
-		if c.Change == Added && s.occupied(c.Path, deleted) {
+		if c.Change == Added && s.occupied(root, c.Path, deleted) {
 			r.Left = append(r.Left, c)
 			continue
 		}
@@ -70,12 +77,12 @@ func (s *Store) stored(id ID) bool {
 // snapshot does not hold, would replace something it skipped: a file or
 // link at p, or in place of a directory above p (unless the restore
 // deletes it). A directory at p is not: it is removed only when empty.
-func (s *Store) occupied(p string, deleted map[string]bool) bool {
-	if fi, err := os.Lstat(s.abs(p)); err == nil {
+func (s *Store) occupied(root *os.Root, p string, deleted map[string]bool) bool {
+	if fi, err := root.Lstat(filepath.FromSlash(p)); err == nil {
 		return !fi.IsDir()
 	}
 	for d := path.Dir(p); d != "."; d = path.Dir(d) {
-		if fi, err := os.Lstat(s.abs(d)); err == nil {
+		if fi, err := root.Lstat(filepath.FromSlash(d)); err == nil {
 			return !fi.IsDir() && !deleted[d]
 		}
 	}
@@ -88,9 +95,19 @@ func (s *Store) abs(rel string) string { return filepath.Join(s.workDir, filepat
 // directories they empty when the target has none there), then writes,
 // each through a temporary file renamed over the path. It carries on past
 // a failing path and returns every failure.
+//
+// Every change goes through an os.Root of the working directory, where
+// the commands dev ran (sandboxed or not) may have put links: a link
+// that leads out of it is never followed, so a restore writes, deletes
+// and changes modes inside the working directory only (SPEC §13).
 func (s *Store) restore(ctx context.Context, r Restore) error {
 	// The kept tree is the present's: it is read again whole next time.
 	s.root = nil
+	root, err := os.OpenRoot(s.workDir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
 	var errs []error
 	var dirs []string
 	keep := map[string]bool{} // directories the target has files in
@@ -108,7 +125,7 @@ func (s *Store) restore(ctx context.Context, r Restore) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := os.Remove(s.abs(c.Path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := root.Remove(filepath.FromSlash(c.Path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, fmt.Errorf("delete %s: %w", c.Path, err))
 		}
 		s.idx.forget(c.Path)
@@ -121,7 +138,7 @@ func (s *Store) restore(ctx context.Context, r Restore) error {
 	slices.SortFunc(dirs, func(a, b string) int { return strings.Count(b, "/") - strings.Count(a, "/") })
 	for _, d := range slices.Compact(dirs) {
 		if !keep[d] {
-			_ = os.Remove(s.abs(d))
+			_ = root.Remove(filepath.FromSlash(d))
 		}
 	}
 	for _, c := range r.Changes {
@@ -131,7 +148,7 @@ func (s *Store) restore(ctx context.Context, r Restore) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := s.writeBack(c); err != nil {
+		if err := s.writeBack(root, c); err != nil {
 			errs = append(errs, fmt.Errorf("restore %s: %w", c.Path, err))
 		}
 		// Its stat is new: the next scan reads it.
@@ -140,69 +157,87 @@ func (s *Store) restore(ctx context.Context, r Restore) error {
 	return errors.Join(errs...)
 }
 
-// writeBack makes the file at c.Path what c.To says.
-func (s *Store) writeBack(c Change) error {
-	p := s.abs(c.Path)
+// writeBack makes the file at c.Path, inside root, what c.To says.
+func (s *Store) writeBack(root *os.Root, c Change) error {
+	p := filepath.FromSlash(c.Path)
 	if c.ModeOnly() && c.From.Mode&fs.ModeSymlink == 0 && c.To.Mode&fs.ModeSymlink == 0 {
-		return os.Chmod(p, c.To.Mode.Perm())
+		return root.Chmod(p, c.To.Mode.Perm())
 	}
 	data, err := s.content(c.To.ID)
 	if err != nil {
 		return err
 	}
 	dir := filepath.Dir(p)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := root.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if fi, err := os.Lstat(p); err == nil && fi.IsDir() {
+	if fi, err := root.Lstat(p); err == nil && fi.IsDir() {
 		// A directory the target has a file in place of; the deletions
 		// emptied it unless it holds what a snapshot skips.
-		if err := os.Remove(p); err != nil {
+		if err := root.Remove(p); err != nil {
 			return err
 		}
 	}
-	tmp, err := tempName(dir)
-	if err != nil {
-		return err
-	}
+	var tmp string
 	if c.To.Mode&fs.ModeSymlink != 0 {
-		err = os.Symlink(string(data), tmp)
+		tmp, err = tempSymlink(root, dir, string(data))
 	} else {
-		err = writeFile(tmp, data, c.To.Mode.Perm())
+		tmp, err = tempFile(root, dir, data, c.To.Mode.Perm())
 	}
-	if err == nil {
-		err = os.Rename(tmp, p)
-	}
-	if err != nil {
-		_ = os.Remove(tmp)
-	}
-	return err
-}
-
-// writeFile writes a new file with exactly the permission bits perm
-// (creating it would apply the umask).
-func writeFile(name string, data []byte, perm fs.FileMode) error {
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	if err := root.Rename(tmp, p); err != nil {
+		_ = root.Remove(tmp)
+		return err
 	}
-	if err == nil {
-		err = os.Chmod(name, perm)
-	}
-	return err
+	return nil
 }
 
-// tempName is an unused name in dir for a file being restored.
-func tempName(dir string) (string, error) {
-	f, err := os.CreateTemp(dir, ".dev-restore-*")
-	if err != nil {
-		return "", err
+// tempFile writes a new file in dir, inside root, with data and exactly
+// the permission bits perm (creating it would apply the umask), and
+// returns its name.
+func tempFile(root *os.Root, dir string, data []byte, perm fs.FileMode) (string, error) {
+	for range 10 {
+		name := filepath.Join(dir, tempBase())
+		f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		_, err = f.Write(data)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = root.Chmod(name, perm)
+		}
+		if err != nil {
+			_ = root.Remove(name)
+			return "", err
+		}
+		return name, nil
 	}
-	name := f.Name()
-	f.Close()
-	return name, os.Remove(name)
+	return "", fmt.Errorf("no unused temporary name in %s", dir)
+}
+
+// tempSymlink makes a new link to target in dir, inside root, and returns
+// its name.
+func tempSymlink(root *os.Root, dir, target string) (string, error) {
+	for range 10 {
+		name := filepath.Join(dir, tempBase())
+		err := root.Symlink(target, name)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return name, err
+	}
+	return "", fmt.Errorf("no unused temporary name in %s", dir)
+}
+
+// tempBase is a name for a file being restored, unlikely to be in use.
+func tempBase() string {
+	return ".dev-restore-" + strconv.FormatUint(rand.Uint64(), 36)
 }

@@ -136,7 +136,7 @@ func (d *devCmd) checkpointsRewind(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ui.RewindPlan(d.streams.Err, plan, c.Bool("files-only"))
+	ui.RewindPlan(d.streams.Err, plan, c.Bool("files-only"), "dev rewind")
 	if !c.Bool("yes") {
 		if !d.streams.InTTY {
 			return usagef("a rewind changes files: run it on a terminal to confirm, or give --yes")

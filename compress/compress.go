@@ -33,6 +33,9 @@ type Conversation struct {
 	// Window is the server's context window in tokens: the summarisation
 	// request and its reply must fit in it. 0 means unknown (no limit).
 	Window int
+	// Mask masks secrets in the model's summary before it joins the
+	// history (SPEC §13); nil keeps it as written.
+	Mask func(string) string
 }
 
 // Result is a compressed conversation.
@@ -137,6 +140,9 @@ func (s *Summarizer) Compact(ctx context.Context, c Conversation) (Result, error
 		res.Replies = append(res.Replies, metered)
 		summary, _ := parser.StripThinking(reply.Content)
 		summary = strings.TrimSpace(summary)
+		if c.Mask != nil {
+			summary = c.Mask(summary)
+		}
 		if summary == "" {
 			fb := s.fallback(c, reserve, res.Cuts)
 			fb.Usage, fb.Replies, fb.Model = reply.Usage, res.Replies, res.Model

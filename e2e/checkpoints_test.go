@@ -292,3 +292,38 @@ func TestRewindNamesForeignChanges(t *testing.T) {
 		t.Errorf("mine.txt after the rewind: %q", got)
 	}
 }
+
+// A rewind's own changes are dev's: the next rewind's preview does not
+// list them as changed by something other than dev (issue 30; it listed
+// every file the first rewind restored). A change the user makes after
+// the rewind still is listed.
+func TestRewindsOwnChangesAreNotForeign(t *testing.T) {
+	w := newWorld(t, nil)
+	w.write("a.txt", "before\n")
+	w.write("b.txt", "before\n")
+	w.srv.Script(
+		reply("Write.", "WRITE_FILE", "a.txt\n```\nby the agent\n```"),
+		reply("Write.", "WRITE_FILE", "b.txt\n```\nby the agent\n```"),
+		done("Wrote both."),
+	)
+	w.run("--no-audit", "-p", "write both").expect(t, 0)
+	w.run("rewind", "0", "--yes").expect(t, 0)
+	undo := w.onlySession().Checkpoints
+	last := undo[len(undo)-1].Number
+	r := w.run("rewind", itoa(last), "--yes")
+	r.expect(t, 0)
+	if strings.Contains(r.stderr, "something other than dev") {
+		t.Errorf("the rewind of a rewind lists the first rewind's changes as another's:\n%s", r.stderr)
+	}
+	if w.read("a.txt") != "by the agent\n" || w.read("b.txt") != "by the agent\n" {
+		t.Errorf("the rewind of the rewind: a.txt %q, b.txt %q", w.read("a.txt"), w.read("b.txt"))
+	}
+	// The user changes a file after that rewind: that change is theirs.
+	w.write("b.txt", "by the user\n")
+	r = w.run("rewind", "0", "--yes")
+	r.expect(t, 0)
+	i := strings.Index(r.stderr, "by something other than dev")
+	if i < 0 || !strings.Contains(r.stderr[i:], "b.txt") || strings.Contains(r.stderr[i:], "a.txt") {
+		t.Errorf("the preview does not name the user's change alone:\n%s", r.stderr)
+	}
+}

@@ -123,6 +123,10 @@ func TestIndirectDeniedCommandsNeverStart(t *testing.T) {
 		"X=chmod; $X -R 777 /",
 		"chmod -R 777 $(echo /)",
 		"cat /dev/null | sh",
+		// A -c script the shell computes first (issue 30, break 3).
+		`sh -c "$(echo cm0gLXJmIH4K | base64 -d)"`,
+		`X='rm -rf ~'; bash -c "$X"`,
+		"sh -c \"`printf 'rm -rf ~'`\"",
 	}
 	everyday := []string{
 		"rm -rf build/*",
@@ -142,6 +146,7 @@ func TestIndirectDeniedCommandsNeverStart(t *testing.T) {
 		"cat <<EOF > notes.txt\nrm -rf ~\nEOF",
 		"chmod -R u+w .",
 		`eval "$(echo echo hi)"`,
+		`bash -c "echo hi && echo there"`,
 	}
 	w := newWorld(t, nil)
 	fake := t.TempDir()
@@ -220,5 +225,34 @@ func TestDenyPrefixThroughGitOptions(t *testing.T) {
 	}
 	if got := lastUser(reqs[len(lines)+1]); !strings.Contains(got, "?? untracked.txt") {
 		t.Errorf("git status, not denied, did not run:\n%s", got)
+	}
+}
+
+// Issue 30, break 3: `sh -c "$(echo cm0gLXJmIH4K | base64 -d)"` ran, and
+// the stand-in rm got `-rf ~`. A -c script the shell computes first is a
+// script dev cannot read, like one piped into a shell: refused, and the
+// model is told to write the script out.
+func TestComputedShellScriptIsRefused(t *testing.T) {
+	w := newWorld(t, nil)
+	fake := t.TempDir()
+	logged := filepath.Join(t.TempDir(), "reached.log")
+	if err := os.WriteFile(filepath.Join(fake, "rm"), []byte(fmt.Sprintf("#!/bin/sh\necho \"rm $*\" >> '%s'\n", logged)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w.extra = append(w.extra, "PATH="+fake+":"+os.Getenv("PATH"))
+	w.srv.Script(reply("Clean up.", "COMMAND", `touch marker; sh -c "$(echo cm0gLXJmIH4K | base64 -d)"`), done("Done."))
+	w.run("-p", "clean up", "--no-audit").expect(t, 0)
+	if reached, err := os.ReadFile(logged); err == nil {
+		t.Errorf("the stand-in rm ran: %q", reached)
+	}
+	if _, err := os.Stat(filepath.Join(w.dir, "marker")); err == nil {
+		t.Error("the command line started")
+	}
+	told := lastUser(w.srv.Requests()[1])
+	for _, want := range []string{`ok="false"`, "Refused: the command `sh -c $(echo cm0gLXJmIH4K | base64 -d)` is denied",
+		"what a shell whose -c script is computed runs is known only when the shell runs", "Write the script out in the command line itself"} {
+		if !strings.Contains(told, want) {
+			t.Errorf("the result lacks %q:\n%s", want, told)
+		}
 	}
 }

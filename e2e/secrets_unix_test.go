@@ -5,12 +5,15 @@ package e2e
 import (
 	"encoding/base64"
 	"encoding/hex"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/devagent/dev/llm/llmtest"
 )
 
 // A secret value is masked in the forms a command prints it in (issue 22,
@@ -125,5 +128,76 @@ func TestSecretsInFileNamesAndSavedOutput(t *testing.T) {
 	}
 	if !strings.Contains(string(saved), "middle [REDACTED:$DEV_E2E_SECRET]\n[REDACTED:$DEV_E2E_SECRET base64]\n") {
 		t.Errorf("the saved output does not hold the masked lines")
+	}
+}
+
+// Issue 30: the model's own text was never masked. A secret the model
+// writes (the value of an environment variable named *_TOKEN, and a
+// GitHub token's shape) in a rejected reply, in its reasoning and
+// Thoughts, in a command and in its DONE summary stays out of everything
+// dev stores or shows: the session file, dev sessions show (--raw too),
+// the session browser, --json and the terminal (stderr, verbose). The
+// command runs as the model wrote it: the secret's lengths it prints are
+// the real ones.
+func TestModelTextIsMasked(t *testing.T) {
+	const token = "tok-Q7v2Lx9pR4mW8kT3"
+	gh := "ghp_" + strings.Repeat("a1B2", 9)
+	w := newWorld(t, nil)
+	w.extra = []string{"DEV_E2E_TOKEN=" + token}
+	says := "the token " + token + " and the key " + gh
+	script := func(summary string) []llmtest.Response {
+		return []llmtest.Response{
+			{Reasoning: "Thinking about " + says + ".", Content: "Sure, I will use " + says + " right away."}, // rejected: no template
+			{Reasoning: "Now " + says + ".", Content: llmtest.Reply("I will measure "+says+".", "COMMAND",
+				"printf %s '"+token+"' | wc -c; printf %s '"+gh+"' | wc -c")},
+			done(summary + " with " + says + "."),
+		}
+	}
+	w.srv.Script(script("Measured")...)
+	jsonRun := w.run("--no-audit", "--json", "-p", "measure the secrets")
+	jsonRun.expect(t, 0)
+	w.srv.Script(script("Measured again")...)
+	verbose := w.run("--no-audit", "-v", "--resume", "-p", "again")
+	verbose.expect(t, 0)
+
+	reqs := w.srv.Requests()
+	if res := lastUser(reqs[2]); !strings.Contains(res, fmt.Sprintf("\n%d\n%d", len(token), len(gh))) {
+		t.Errorf("the command did not run with the secrets as written (lengths %d and %d):\n%s", len(token), len(gh), res)
+	}
+	id := w.onlySession().ID
+	session, err := os.ReadFile(filepath.Join(w.home, "sessions", id+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	show := w.run("sessions", "show", id)
+	show.expect(t, 0)
+	raw := w.run("sessions", "show", "--raw", id)
+	raw.expect(t, 0)
+	browser := w.serve(t)
+	_, page := browser.get("/s/" + id)
+	places := map[string]string{
+		"the session file":         string(session),
+		"dev sessions show":        show.stdout + show.stderr,
+		"dev sessions show --raw":  raw.stdout + raw.stderr,
+		"the session browser":      page,
+		"--json":                   jsonRun.stdout,
+		"stderr with --json":       jsonRun.stderr,
+		"the terminal (-v stderr)": verbose.stdout + verbose.stderr,
+	}
+	leaks := 0
+	for where, text := range places {
+		for _, secret := range []string{token, gh} {
+			if strings.Contains(text, secret) {
+				leaks++
+				i := strings.Index(text, secret)
+				t.Errorf("%s holds %s: …%s…", where, secret, text[max(0, i-200):min(len(text), i+100)])
+			}
+		}
+	}
+	t.Logf("%d of %d places hold a secret of the model's text", leaks, 2*len(places))
+	for where, text := range map[string]string{"the session file": string(session), "dev sessions show": show.stdout, "--json": jsonRun.stdout, "the terminal": verbose.stderr} {
+		if !strings.Contains(text, "[REDACTED:$DEV_E2E_TOKEN]") || !strings.Contains(text, "[REDACTED:github-token]") {
+			t.Errorf("%s does not show the secrets masked:\n%s", where, text)
+		}
 	}
 }

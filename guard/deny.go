@@ -55,8 +55,11 @@ func (r *Refusal) Error() string {
 	}
 	msg := fmt.Sprintf("the command `%s` is denied by %s. It was not started", cmd, where)
 	if r.Unknown != "" {
-		return msg + fmt.Sprintf(": %s is known only when the shell runs, so dev takes it for anything the rules deny. "+
-			"Write the program and its targets out as plain words (no variables, substitutions, globs after cd, xargs input or piped scripts), so they can be checked", r.Unknown)
+		advice := "Write the program and its targets out as plain words (no variables, substitutions, globs after cd, xargs input or piped scripts), so they can be checked"
+		if r.Rule == Unreadable {
+			advice = "Write the script out in the command line itself (`sh -c '…'` with its commands as plain text, no variable, substitution or download making them), so its commands can be checked"
+		}
+		return msg + fmt.Sprintf(": %s is known only when the shell runs, so dev takes it for anything the rules deny. %s", r.Unknown, advice)
 	}
 	return msg + "; do not try to get around the rule: do the work another way, or tell the user what you need"
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/prompts"
+	"github.com/devagent/dev/redact"
 	"github.com/devagent/dev/sessions"
 	"github.com/devagent/dev/step"
 	"github.com/devagent/dev/tools"
@@ -91,8 +92,9 @@ type Loop struct {
 	// Window is the context window, shared with the auditor; nil: one of
 	// ContextWindow tokens, kept from run to run.
 	Window *step.Window
-	// Mask redacts secrets from tool results; nil keeps them as they are.
-	Mask func(string) string
+	// Secrets masks what the conversation stores and shows: tool results
+	// and the model's own text (see step.Conversation); nil masks nothing.
+	Secrets *redact.Redactor
 	// Checkpoints snapshot the working directory before each request and
 	// after each tool; nil takes none.
 	Checkpoints Checkpoints
@@ -162,7 +164,7 @@ func (l *Loop) Run(ctx context.Context, sess *sessions.Session, request string) 
 		System:            l.SystemPrompt,
 		Tools:             l.Tools,
 		Env:               l.Env,
-		Mask:              l.Mask,
+		Secrets:           l.Secrets,
 		AfterTool:         r.afterTool,
 		Sink:              l.Sink,
 		Example:           formatExample(),

@@ -67,6 +67,39 @@ type Response struct {
 	Warnings []string
 }
 
+// Masked returns r with mask (e.g. redact.Redactor.Redact) applied to all
+// its text: thoughts, tasks, tool inputs, reasoning and warnings. What is
+// stored and shown of a reply is its masked copy; its tools run with the
+// inputs as written.
+func (r Response) Masked(mask func(string) string) Response {
+	if mask == nil {
+		return r
+	}
+	r.Thoughts, r.Reasoning = mask(r.Thoughts), mask(r.Reasoning)
+	if r.Tasks != nil {
+		tasks := make([]Task, len(r.Tasks))
+		for i, t := range r.Tasks {
+			tasks[i] = Task{Status: t.Status, Text: mask(t.Text)}
+		}
+		r.Tasks = tasks
+	}
+	if r.Tools != nil {
+		calls := make([]ToolCall, len(r.Tools))
+		for i, c := range r.Tools {
+			calls[i] = ToolCall{Name: c.Name, Input: mask(c.Input)}
+		}
+		r.Tools = calls
+	}
+	if r.Warnings != nil {
+		warnings := make([]string, len(r.Warnings))
+		for i, w := range r.Warnings {
+			warnings[i] = mask(w)
+		}
+		r.Warnings = warnings
+	}
+	return r
+}
+
 // FormatError is a reply the protocol cannot accept. Message is written for
 // the model: what is wrong and how to fix it.
 type FormatError struct {

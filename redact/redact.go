@@ -1,10 +1,11 @@
 // Package redact masks secrets in text before it reaches the model, a
-// session file or --json (SPEC §13): the values of environment variables
-// whose names say they are secret, the configured API key, and well-known
-// token shapes. Each is replaced by [REDACTED:<kind>]. The caller applies
-// it once, where tool output enters the conversation, so that every
-// consumer sees the same masked text. Time is linear in the text's length
-// (see the benchmarks); it keeps no global state.
+// session file, --json or the terminal (SPEC §13): the values of
+// environment variables whose names say they are secret, the configured
+// API key, and well-known token shapes. Each is replaced by
+// [REDACTED:<kind>]. The caller applies it once, where tool output and
+// the model's own text enter the conversation, so that every consumer
+// sees the same masked text. Time is linear in the text's length (see the
+// benchmarks); it keeps no global state.
 //
 // A secret value (from the environment or the API key) is also masked in
 // the forms a command prints it in without meaning to: base64 (standard,
@@ -12,7 +13,8 @@
 // three byte alignments), base64url, hex (lower and upper case), a JSON
 // string and URL escaping. Other transformations (reversed, cut in parts,
 // spaced out, case changed), a secret split across lines, and one too
-// short to be told from other text pass unmasked. Writer masks a stream.
+// short to be told from other text pass unmasked. Writer masks a stream
+// written to a file, Stream one shown as it comes.
 package redact
 
 import (
@@ -49,6 +51,10 @@ type Redactor struct {
 	texts   []string
 	longest int
 	newline []string
+	// byFirst lists, per first byte, the forms of texts starting with it,
+	// and newlineByFirst those of newline: where a cut must not fall is
+	// looked up by the byte there (clear).
+	byFirst, newlineByFirst map[byte][]string
 }
 
 // New returns a redactor for the secret values of environ (os.Environ
@@ -98,6 +104,13 @@ func New(environ []string, apiKey string) *Redactor {
 	}
 	if len(r.texts) > 0 {
 		r.literals = newLiterals(r.texts, marks)
+		r.byFirst, r.newlineByFirst = map[byte][]string{}, map[byte][]string{}
+		for _, t := range r.texts {
+			r.byFirst[t[0]] = append(r.byFirst[t[0]], t)
+		}
+		for _, t := range r.newline {
+			r.newlineByFirst[t[0]] = append(r.newlineByFirst[t[0]], t)
+		}
 	}
 	slices.Sort(r.names)
 	return r

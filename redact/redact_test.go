@@ -346,3 +346,69 @@ func BenchmarkWriter(b *testing.B) {
 		})
 	}
 }
+
+// A text shown as it streams in, in pieces of any size: what Stream gives
+// piece by piece is what Redact makes of the whole, and no piece holds a
+// secret or a part of one long enough to read (issue 30: the model's own
+// text, as its reply streams).
+func TestStreamSplitsAnywhere(t *testing.T) {
+	t.Parallel()
+	const secret = "tok value with spaces 42"
+	r := New([]string{"DEV_TOKEN=" + secret}, "")
+	text := "Thoughts: I will use " + secret + ", then " + githubToken + " (a " + jwt + ").\n" +
+		"The key:\n" + pemBlock + "\nand " + base64.StdEncoding.EncodeToString([]byte(secret)) + " done " + awsKeyID
+	want := r.Redact(text)
+	for _, s := range []string{secret, githubToken, jwt, "MIIEvQIBADANBgkq", awsKeyID} {
+		if strings.Contains(want, s) {
+			t.Fatalf("Redact leaves %q", s)
+		}
+	}
+	for size := 1; size <= 40; size++ {
+		st := r.NewStream()
+		var b strings.Builder
+		for i := 0; i < len(text); i += size {
+			piece := st.Write(text[i:min(len(text), i+size)])
+			for _, s := range []string{secret[:10], githubToken[:12], jwt[:24], "MIIEvQIBADANBgkq", awsKeyID[:12]} {
+				if strings.Contains(b.String()+piece, s) {
+					t.Fatalf("pieces of %d: %q shown", size, s)
+				}
+			}
+			b.WriteString(piece)
+		}
+		b.WriteString(st.Flush())
+		if b.String() != want {
+			t.Fatalf("pieces of %d:\n got %q\nwant %q", size, b.String(), want)
+		}
+	}
+	// Plain words are shown a word behind at most.
+	st := r.NewStream()
+	if got := st.Write("Reading the file main."); got != "Reading the file " {
+		t.Errorf("shown %q", got)
+	}
+	if got := st.Write("go now") + st.Flush(); got != "main.go now" {
+		t.Errorf("shown %q", got)
+	}
+	var none *Redactor
+	if got := none.NewStream().Write(githubToken); got != githubToken {
+		t.Errorf("a nil Redactor's stream: %q", got)
+	}
+}
+
+// BenchmarkStream: a 20 KB reply streamed in pieces of 16 bytes, with ten
+// secret variables in the environment.
+func BenchmarkStream(b *testing.B) {
+	var env []string
+	for i := range 10 {
+		env = append(env, fmt.Sprintf("SERVICE_%d_TOKEN=%s", i, strings.Repeat(fmt.Sprintf("v%02dx", i), 10)))
+	}
+	r := New(env, "")
+	text := strings.Repeat("The model thinks about the code in main.go and writes a plan; ", 330)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		s := r.NewStream()
+		for i := 0; i < len(text); i += 16 {
+			s.Write(text[i:min(len(text), i+16)])
+		}
+		s.Flush()
+	}
+}

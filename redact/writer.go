@@ -89,31 +89,40 @@ func (x *Writer) emit(p []byte) error {
 func (x *Writer) cut() int {
 	b := x.buf
 	if i := bytes.LastIndexByte(b[x.flat:], '\n'); i >= 0 {
-		return x.clear(x.flat+i+1, x.r.newline)
+		return x.r.clear(b, x.flat+i+1, x.r.newlineByFirst)
 	}
 	x.flat = len(b)
 	if len(b) < maxLine {
 		return 0
 	}
-	c := len(b) - x.r.longest
+	c := outOfToken(b, len(b)-x.r.longest)
+	return x.r.clear(b, c, x.r.byFirst)
+}
+
+// outOfToken moves the cut c in b back out of a run of token bytes that
+// runs across it, up to maxToken bytes.
+func outOfToken(b []byte, c int) int {
 	for k := 0; k < maxToken && c > 0 && isTokenByte(b[c-1]) && (c == len(b) || isTokenByte(b[c])); k++ {
 		c--
 	}
-	return x.clear(c, x.r.texts)
+	return c
 }
 
-// clear moves the cut c back to the start of any of forms that straddles
-// it: starts before c and runs past it, also past the end of the buffer
-// (a form not yet written in full).
-func (x *Writer) clear(c int, forms []string) int {
-	if len(forms) == 0 {
+// clear moves the cut c in b back to the start of any form (of
+// byFirst, by its first byte) that straddles it: starts before c and runs
+// past it, also past the end of b (a form not yet written in full).
+func (r *Redactor) clear(b []byte, c int, byFirst map[byte][]string) int {
+	if len(byFirst) == 0 {
 		return c
 	}
-	b := x.buf
 	for moved := true; moved && c > 0; {
 		moved = false
-		for s := max(0, c-x.r.longest+1); s < c && !moved; s++ {
-			text := string(b[s:min(len(b), s+x.r.longest)])
+		for s := max(0, c-r.longest+1); s < c && !moved; s++ {
+			forms := byFirst[b[s]]
+			if len(forms) == 0 {
+				continue
+			}
+			text := string(b[s:min(len(b), s+r.longest)])
 			for _, f := range forms {
 				if len(f) > c-s && (strings.HasPrefix(text, f) || len(text) < len(f) && strings.HasPrefix(f, text)) {
 					c, moved = s, true
@@ -129,4 +138,74 @@ func (x *Writer) clear(c int, forms []string) int {
 // _ - + / = .).
 func isTokenByte(c byte) bool {
 	return tokenByte(c) || c == '+' || c == '/' || c == '=' || c == '.'
+}
+
+// Stream masks a text that comes in pieces and is shown as it comes (a
+// reply streaming from the model): Write returns what can be shown of
+// the text so far, masked as Redact masks the whole text. It holds back
+// only what may be part of a secret not yet complete: the run of token
+// characters the text ends with, the start of a secret value, a private
+// key block not yet ended; Flush returns the rest. Not safe for
+// concurrent use. A nil Redactor's Stream holds nothing back.
+type Stream struct {
+	r   *Redactor
+	buf []byte
+}
+
+// NewStream returns a Stream masking with r.
+func (r *Redactor) NewStream() *Stream { return &Stream{r: r} }
+
+// Write adds piece to the text and returns what can be shown of it now.
+func (s *Stream) Write(piece string) string {
+	if s.r == nil {
+		return piece
+	}
+	s.buf = append(s.buf, piece...)
+	b := s.buf
+	c := len(b)
+	for {
+		next := s.r.clear(b, outOfToken(b, c), s.r.byFirst)
+		if begin := openBlock(b[:next], b); begin >= 0 {
+			next = begin
+		}
+		if next == c {
+			break
+		}
+		c = next
+	}
+	if c == 0 {
+		return ""
+	}
+	out := s.r.Redact(string(b[:c]))
+	s.buf = b[:copy(b, b[c:])]
+	return out
+}
+
+// Flush returns the rest of the text, masked: its end.
+func (s *Stream) Flush() string {
+	if s.r == nil || len(s.buf) == 0 {
+		return ""
+	}
+	out := s.r.Redact(string(s.buf))
+	s.buf = s.buf[:0]
+	return out
+}
+
+// openBlock is where the last key block that starts in head, a prefix of
+// b, begins, when head does not hold its end marker whole; else -1.
+func openBlock(head, b []byte) int {
+	begin := bytes.LastIndex(head, []byte(pemDash+"BEGIN "))
+	if begin < 0 {
+		return -1
+	}
+	end := bytes.Index(b[begin:], []byte(pemDash+"END "))
+	if end < 0 {
+		return begin
+	}
+	end += begin + len(pemDash+"END ")
+	dashes := bytes.Index(b[end:], []byte(pemDash))
+	if dashes < 0 || end+dashes+len(pemDash) > len(head) {
+		return begin
+	}
+	return -1
 }

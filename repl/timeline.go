@@ -154,7 +154,7 @@ func (r *REPL) rewindTo(t *app.Timeline, n int) error {
 	if err != nil {
 		return err
 	}
-	ui.RewindPlan(r.streams.Err, plan, false)
+	ui.RewindPlan(r.streams.Err, plan, false, "/rewind")
 	answer, err := r.question("Rewind? [y/N]")
 	if err != nil || !strings.HasPrefix(strings.ToLower(strings.TrimSpace(answer)), "y") {
 		r.say("nothing changed")

@@ -296,6 +296,20 @@ func (s *Store) Save(sess *Session) error {
 	return nil
 }
 
+// SaveSynced is Save, and once it returns the new file is on disk: its
+// directory entry is synced too. What must survive a crash of the machine
+// uses it (the checkpoint a rewind takes before it touches a file); a
+// run's saves after every step need not pay for it.
+func (s *Store) SaveSynced(sess *Session) error {
+	if err := s.Save(sess); err != nil {
+		return err
+	}
+	if err := syncDir(s.dir); err != nil {
+		return fmt.Errorf("save session %s: %w", sess.ID, err)
+	}
+	return nil
+}
+
 // encode marshals a copy of sess with every time in UTC and every list an
 // array. HTML escaping is off: histories are full of <tool_result> tags that
 // would otherwise be stored as \u003c.

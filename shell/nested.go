@@ -12,8 +12,9 @@ import (
 //
 // A shell's commands are read from `-c`, a here-document or here-string,
 // or a pipe from echo, printf or cat with a here-document (`echo cmd |
-// sh`); from another pipe (`curl … | sh`) or a process substitution (`bash
-// <(…)`) they cannot be read, and the command is Opaque. A script file
+// sh`); from another pipe (`curl … | sh`), a process substitution (`bash
+// <(…)`) or a -c script the shell computes first (`sh -c "$(…)"`) they
+// cannot be read, and the command is Opaque. A script file
 // (`sh x.sh`, `sh < x.sh`) is not read. What xargs reads and what find
 // finds are the Fill of the command they run.
 func (r *reader) inner(i, depth int) error {
@@ -23,7 +24,7 @@ func (r *reader) inner(i, depth int) error {
 		// An unknown program given -c may be a shell: read its line.
 		if len(c.Words) > 0 && c.Words[0].Unknown {
 			if line, ok := shellString(c.Words[1:]); ok {
-				return r.read(line, "-c", depth+1)
+				return r.shellLine(i, line, "-c", computedScript, depth)
 			}
 		}
 		return nil
@@ -32,7 +33,7 @@ func (r *reader) inner(i, depth int) error {
 	switch {
 	case isShell(prog):
 		if line, ok := shellString(args); ok {
-			return r.read(line, prog+" -c", depth+1)
+			return r.shellLine(i, line, prog+" -c", computedScript, depth)
 		}
 		if operand, ok := firstOperand(args); ok && !readsStdin(args) {
 			if procSubst(operand) {
@@ -87,7 +88,7 @@ func (r *reader) inner(i, depth int) error {
 	}
 	rest, line, hasLine := w.skip(args)
 	if hasLine {
-		return r.read(line, prog, depth+1)
+		return r.shellLine(i, line, prog, prog+" running a command line that is computed", depth)
 	}
 	if w.joinShell && len(rest) > 0 {
 		return r.read(joinText(rest), prog, depth+1)
@@ -96,6 +97,21 @@ func (r *reader) inner(i, depth int) error {
 		return nil
 	}
 	return r.wrapped(Command{Words: rest, Via: prog, Fill: c.Fill, Placeholder: c.Placeholder}, depth)
+}
+
+// computedScript is why a shell whose -c script is computed is Opaque.
+const computedScript = "a shell whose -c script is computed"
+
+// shellLine reads the command line that command i gives a shell (`sh -c
+// LINE`, `su -c LINE`). A line the shell computes first (`sh -c "$(…)"`,
+// `bash -c "$X"`, backquotes) cannot be read before it runs, any more
+// than a script piped into a shell: command i is then Opaque, for why.
+func (r *reader) shellLine(i int, line Word, via, why string, depth int) error {
+	if line.Unknown {
+		r.opaque(i, why)
+		return nil
+	}
+	return r.read(line.Text, via, depth+1)
 }
 
 // wrapped records a command a wrapper runs, and what it runs in turn.
@@ -240,7 +256,7 @@ func isShell(prog string) bool {
 
 // shellString finds the command line of `sh [options] -c LINE [name args]`:
 // -c may sit in a cluster (`-ec`, `-lc`), and -o / -O / +o take a value.
-func shellString(args []Word) (string, bool) {
+func shellString(args []Word) (Word, bool) {
 	sawC := false
 	for i := 0; i < len(args); i++ {
 		t := args[i].Text
@@ -248,9 +264,9 @@ func shellString(args []Word) (string, bool) {
 		case t == "--" || t == "-":
 			i++
 			if sawC && i < len(args) {
-				return args[i].Text, true
+				return args[i], true
 			}
-			return "", false
+			return Word{}, false
 		case t == "--rcfile" || t == "--init-file":
 			i++
 		case strings.HasPrefix(t, "--"):
@@ -265,12 +281,12 @@ func shellString(args []Word) (string, bool) {
 			}
 		default:
 			if sawC {
-				return t, true
+				return args[i], true
 			}
-			return "", false
+			return Word{}, false
 		}
 	}
-	return "", false
+	return Word{}, false
 }
 
 // findExecs returns the commands of find's -exec, -execdir, -ok and -okdir
@@ -346,7 +362,7 @@ var wrappers = map[string]wrapper{
 // command words, or the command line given as an option's value. A
 // negative operands count means the wrapper runs only a command line
 // option (`su -c`, `script -c`): its operands are not a command.
-func (w wrapper) skip(args []Word) (rest []Word, line string, hasLine bool) {
+func (w wrapper) skip(args []Word) (rest []Word, line Word, hasLine bool) {
 	operands := w.operands
 	i := 0
 	for ; i < len(args); i++ {
@@ -360,12 +376,12 @@ func (w wrapper) skip(args []Word) (rest []Word, line string, hasLine bool) {
 			switch {
 			case slices.Contains(w.longLine, name):
 				if hasValue {
-					return nil, value, true
+					return nil, Word{Raw: value, Text: value, Unknown: args[i].Unknown}, true
 				}
 				if i+1 < len(args) {
-					return nil, args[i+1].Text, true
+					return nil, args[i+1], true
 				}
-				return nil, "", false
+				return nil, Word{}, false
 			case slices.Contains(w.long, name) && !hasValue:
 				i++
 			}
@@ -377,15 +393,15 @@ func (w wrapper) skip(args []Word) (rest []Word, line string, hasLine bool) {
 				ch := t[j]
 				switch {
 				case strings.IndexByte(w.noRun, ch) >= 0:
-					return nil, "", false
+					return nil, Word{}, false
 				case strings.IndexByte(w.line, ch) >= 0:
 					if j+1 < len(t) {
-						return nil, t[j+1:], true
+						return nil, Word{Raw: t[j+1:], Text: t[j+1:], Unknown: args[i].Unknown}, true
 					}
 					if i+1 < len(args) {
-						return nil, args[i+1].Text, true
+						return nil, args[i+1], true
 					}
-					return nil, "", false
+					return nil, Word{}, false
 				case strings.IndexByte(w.flags, ch) >= 0:
 					if j+1 == len(t) {
 						i++ // the value is the next word
@@ -411,9 +427,9 @@ func (w wrapper) skip(args []Word) (rest []Word, line string, hasLine bool) {
 		break
 	}
 	if operands < 0 || i >= len(args) {
-		return nil, "", false
+		return nil, Word{}, false
 	}
-	return args[i:], "", false
+	return args[i:], Word{}, false
 }
 
 func isAssignment(s string) bool {

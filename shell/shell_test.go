@@ -355,6 +355,17 @@ func TestParseIndirection(t *testing.T) {
 		"sh x.sh":              "",
 		"sh":                   "",
 		"curl x | grep y":      "",
+		// A -c script the shell computes first (issue 30, break 3).
+		`sh -c "$(echo x | base64 -d)"`: "a shell whose -c script is computed",
+		`bash -c "$X"`:                  "a shell whose -c script is computed",
+		"sh -c \"`x`\"":                 "a shell whose -c script is computed",
+		`bash -lc "a; $(b)"`:            "a shell whose -c script is computed",
+		`$SHELL -c "$X"`:                "a shell whose -c script is computed",
+		`su -c "$X" root`:               "su running a command line that is computed",
+		`flock l -c"$X"`:                "flock running a command line that is computed",
+		`sh -c 'a "$X"'`:                "",
+		`bash -c "a; b"`:                "",
+		`sh -c a "$X"`:                  "",
 	}
 	for line, want := range opaque {
 		s, err := Parse(line)

@@ -2,11 +2,11 @@ package step
 
 import (
 	"context"
-	"strings"
 	"testing"
 
 	"github.com/devagent/dev/event"
 	"github.com/devagent/dev/llm"
+	"github.com/devagent/dev/redact"
 )
 
 // halfway streams its pieces, then the user interrupts the reply.
@@ -31,12 +31,12 @@ func TestInterruptedReplyIsKept(t *testing.T) {
 	t.Parallel()
 	c, rec := conversation()
 	c.Append(llm.Message{Role: llm.RoleUser, Content: "do it"})
-	c.Mask = func(s string) string { return strings.ReplaceAll(s, "hunter2", "[REDACTED:x]") }
+	c.Secrets = redact.New([]string{"DEV_PASSWORD=hunter2hunter2"}, "")
 	ctx, cancel := context.WithCancel(context.Background())
 	c.Model = halfway{interrupt: cancel, pieces: []llm.Delta{
 		{Reasoning: "thinking hard"},
 		{Content: "<think>more</think># Agent Response\n\n## Thoughts\n"},
-		{Content: "The password is hunter2, and"},
+		{Content: "The password is hunter2hunter2, and"},
 	}}
 	if _, err := c.Request(ctx, 1); err == nil {
 		t.Fatal("an interrupted request succeeded")
@@ -48,7 +48,7 @@ func TestInterruptedReplyIsKept(t *testing.T) {
 		t.Fatalf("%d request records, want 1", len(c.State.Requests))
 	}
 	r := c.State.Requests[0]
-	want := "# Agent Response\n\n## Thoughts\nThe password is [REDACTED:x], and"
+	want := "# Agent Response\n\n## Thoughts\nThe password is [REDACTED:$DEV_PASSWORD], and"
 	if !r.Interrupted || r.Partial != want || !r.Estimated || r.CompletionTokens == 0 || r.Purpose != "audit" {
 		t.Errorf("record %+v", r)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/prompts"
+	"github.com/devagent/dev/redact"
 	"github.com/devagent/dev/sessions"
 	"github.com/devagent/dev/textfmt"
 	"github.com/devagent/dev/tools"
@@ -63,10 +64,13 @@ type Conversation struct {
 	System string // the system prompt, sent first in every request
 	Tools  tools.Set
 	Env    *tools.Env
-	// Mask redacts secrets from tool results, once, where they enter the
-	// conversation: the model, the session and every renderer see the same
-	// masked text. Nil keeps results as they are.
-	Mask func(string) string
+	// Secrets masks what the conversation stores and shows (SPEC §13),
+	// once, where it enters: tool results, and the model's own text (its
+	// replies accepted or rejected, their reasoning and content as they
+	// stream, a summary that replaces the history). The model, the session
+	// and every renderer see the same masked text; the tools run with the
+	// model's text as written. Nil masks nothing.
+	Secrets *redact.Redactor
 	// AfterTool, when set, is told of each tool that ran, before its result
 	// is emitted, and returns what it changed in the working directory
 	// (the worker's checkpoints).
@@ -168,6 +172,9 @@ func (c *Conversation) Request(ctx context.Context, step int) (llm.Reply, error)
 		req.MaxTokens = c.replyCap(prompt)
 		started := c.now()
 		var partial strings.Builder // the reply so far, kept if the user interrupts it
+		// What streams is shown as it comes, masked: a secret split
+		// between two pieces is held back until it is whole.
+		content, reasoning := c.Secrets.NewStream(), c.Secrets.NewStream()
 		reply, err := c.Model.Stream(ctx, req, func(d llm.Delta) {
 			streaming.Store(true)
 			chunks++
@@ -175,9 +182,12 @@ func (c *Conversation) Request(ctx context.Context, step int) (llm.Reply, error)
 			if partial.Len() < sessions.PartialMax {
 				partial.WriteString(d.Content)
 			}
-			c.emit(event.Streaming{Agent: c.Agent, Content: d.Content, Reasoning: d.Reasoning, Chunks: chunks,
+			c.emit(event.Streaming{Agent: c.Agent, Content: content.Write(d.Content), Reasoning: reasoning.Write(d.Reasoning), Chunks: chunks,
 				Tokens: compress.Tokens(chars), Estimated: true})
 		})
+		if rest, more := content.Flush(), reasoning.Flush(); rest != "" || more != "" {
+			c.emit(event.Streaming{Agent: c.Agent, Content: rest, Reasoning: more, Chunks: chunks, Tokens: compress.Tokens(chars), Estimated: true})
+		}
 		if err == nil && reply.Stopped {
 			c.stoppedEarly(&reply, cut)
 		}
@@ -219,9 +229,7 @@ func (c *Conversation) Request(ctx context.Context, step int) (llm.Reply, error)
 func (c *Conversation) interrupted(req llm.Request, started time.Time, partial string, chars int) {
 	content, _ := parser.StripThinking(partial)
 	content = strings.ToValidUTF8(content[:min(len(content), sessions.PartialMax)], "")
-	if c.Mask != nil {
-		content = c.Mask(content)
-	}
+	content = c.mask(content)
 	r := sessions.Request{
 		Timestamp:        started.UTC(),
 		Model:            req.Model,
@@ -372,10 +380,12 @@ func (c *Conversation) Parse(reply llm.Reply) (parser.Response, error) {
 func (c *Conversation) Reject(reply llm.Reply, err error) (exhausted bool) {
 	c.formatFailures++
 	c.FormatErrors++
-	msg := err.Error()
+	// The reply and the problem (which may quote it) are stored and shown
+	// masked.
+	msg := c.mask(err.Error())
 	var cut *CutError
 	isCut := errors.As(err, &cut)
-	head, tail, lines := Glimpse(reply.Content)
+	head, tail, lines := Glimpse(c.mask(reply.Content))
 	if n := len(c.State.Requests); n > 0 {
 		r := &c.State.Requests[n-1] // the reply just requested
 		r.FormatError = true
@@ -418,17 +428,19 @@ func (c *Conversation) Reject(reply llm.Reply, err error) (exhausted bool) {
 		c.Append(history.FormatError(msg, false))
 		return false
 	}
-	c.Append(history.Attempt(content))
+	c.Append(history.Attempt(c.mask(content)))
 	c.Append(history.FormatError(msg, true))
 	return false
 }
 
 // Accept records a parsed reply as reply number step: failed attempts
 // before it leave the history, its task list (when it has one) replaces
-// the state's, and only the normalised template is kept.
+// the state's, and only the normalised template is kept, masked (Act runs
+// the tools of resp as written).
 func (c *Conversation) Accept(resp parser.Response, step int) {
 	c.DropFailed()
 	c.formatFailures = 0
+	resp = resp.Masked(c.masker())
 	for _, w := range resp.Warnings {
 		c.emit(event.Warning{Message: w})
 	}
@@ -460,13 +472,14 @@ func (c *Conversation) Act(ctx context.Context, resp parser.Response) (results [
 	env := c.Env.Questions(questions) // "question 1 of 3", each asked once
 	for _, call := range resp.Tools {
 		tool, _ := c.Tools.Lookup(call.Name) // checked in Parse
-		c.emit(event.ToolStarted{Agent: c.Agent, Tool: call.Name, Input: call.Input})
-		res := tool.Run(ctx, env, call.Input).Masked(c.Mask)
+		shown := c.mask(call.Input)
+		c.emit(event.ToolStarted{Agent: c.Agent, Tool: call.Name, Input: shown})
+		res := tool.Run(ctx, env, call.Input).Masked(c.masker())
 		var files []event.FileChange
 		if c.AfterTool != nil {
 			files = c.AfterTool(ctx, call, res)
 		}
-		c.emit(event.ToolFinished{Agent: c.Agent, Input: call.Input, Result: res, Files: files})
+		c.emit(event.ToolFinished{Agent: c.Agent, Input: shown, Result: res, Files: files})
 		results = append(results, res)
 		if res.Done && res.OK {
 			return results, true
@@ -519,6 +532,17 @@ func (c *Conversation) record(purpose string, req llm.Request, reply llm.Reply) 
 		r.CachedTokens = &cached
 	}
 	c.State.Requests = append(c.State.Requests, r)
+}
+
+// mask masks s as the conversation stores and shows it.
+func (c *Conversation) mask(s string) string { return c.Secrets.Redact(s) }
+
+// masker is mask as a function for Masked; nil when nothing is masked.
+func (c *Conversation) masker() func(string) string {
+	if c.Secrets == nil {
+		return nil
+	}
+	return c.Secrets.Redact
 }
 
 func (c *Conversation) emit(e event.Event) {

@@ -143,6 +143,7 @@ func (c *Conversation) Compress(ctx context.Context, before int, reason string) 
 		CurrentRequest:  c.Current,
 		Tasks:           c.State.TaskList,
 		Window:          window,
+		Mask:            c.masker(),
 	})
 	if err != nil {
 		if ctx.Err() != nil {

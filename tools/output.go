@@ -198,12 +198,15 @@ func (o *output) close() {
 			o.fileErr = err
 		}
 	}
+	// The size of the file written, not of what its path names now: a
+	// command may have put something else there.
+	info, serr := o.file.Stat()
 	if err := o.file.Close(); err != nil && o.fileErr == nil {
 		o.fileErr = err
 	}
 	o.file = nil
 	o.dropFiles()
-	if info, err := os.Stat(o.savedPath); err == nil {
+	if serr == nil {
 		o.emptied = append(o.emptied, o.spills.sized(o.savedPath, info.Size(), false)...)
 	}
 }

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -45,6 +46,9 @@ type spillFile struct {
 	path string
 	size int64
 	open bool // being written: never emptied
+	// made is the file as dev saw it when it made or counted it: what
+	// the path must still name for dev to empty it (see empty).
+	made os.FileInfo
 }
 
 // NewSpills returns the account of a session's saved output, masking
@@ -67,15 +71,22 @@ func (s *Spills) create(dir string) (*os.File, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	made, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
 	if s.dir != dir {
 		s.load(dir, f.Name())
 	}
-	s.add(&spillFile{path: f.Name(), open: true})
+	s.add(&spillFile{path: f.Name(), open: true, made: made})
 	return f, nil
 }
 
 // load counts the files of saved output dir holds, oldest first, but for
-// the one just created.
+// the one just created. Sandboxed commands may write the directory: a
+// link or anything else that is not a regular file is not counted, so
+// never emptied.
 func (s *Spills) load(dir, skip string) {
 	s.dir, s.files, s.byPath, s.first, s.total = dir, nil, map[string]*spillFile{}, 0, 0
 	paths, _ := filepath.Glob(filepath.Join(dir, spillPattern))
@@ -85,11 +96,11 @@ func (s *Spills) load(dir, skip string) {
 	}
 	var olds []old
 	for _, p := range paths {
-		info, err := os.Stat(p)
+		info, err := os.Lstat(p)
 		if p == skip || err != nil || !info.Mode().IsRegular() {
 			continue
 		}
-		olds = append(olds, old{&spillFile{path: p, size: info.Size()}, info.ModTime().UnixNano()})
+		olds = append(olds, old{&spillFile{path: p, size: info.Size(), made: info}, info.ModTime().UnixNano()})
 	}
 	slices.SortFunc(olds, func(a, b old) int { return cmp.Or(cmp.Compare(a.mod, b.mod), cmp.Compare(a.f.path, b.f.path)) })
 	for _, o := range olds {
@@ -128,7 +139,11 @@ func (s *Spills) sized(path string, size int64, open bool) []string {
 			continue
 		}
 		note := fmt.Sprintf("[dev emptied this file, which held a command's saved output: a session keeps at most %s of saved output, and this was among the oldest. Run the command again to see its output.]\n", formatSize(s.max))
-		if err := os.WriteFile(f.path, []byte(note), 0o600); err != nil {
+		if err := f.empty([]byte(note)); err != nil {
+			// Not dev's to empty (or gone): not dev's to count either,
+			// else it would empty its own newer files in its place.
+			s.total -= f.size
+			f.size = 0
 			continue
 		}
 		s.total += int64(len(note)) - f.size
@@ -136,6 +151,35 @@ func (s *Spills) sized(path string, size int64, open bool) []string {
 		emptied = append(emptied, f.path)
 	}
 	return emptied
+}
+
+// errNotMade: the path no longer names the file dev made or counted.
+var errNotMade = errors.New("not the saved output dev counted")
+
+// empty replaces the file's content by note. dev runs unsandboxed, and
+// sandboxed commands may write the output directory (SPEC §13): the path
+// is opened without following a link (nor waiting on a pipe), and written
+// only when it still names the regular file dev counted, with no other
+// name (a hard link would reach a file elsewhere). Anything else is left
+// as it is.
+func (f *spillFile) empty(note []byte) error {
+	h, err := openNoFollow(f.path, os.O_WRONLY)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	info, err := h.Stat()
+	if err != nil {
+		return err
+	}
+	if !info.Mode().IsRegular() || !os.SameFile(info, f.made) || otherNames(info) {
+		return errNotMade
+	}
+	if err := h.Truncate(0); err != nil {
+		return err
+	}
+	_, err = h.WriteAt(note, 0)
+	return err
 }
 
 // redactor is the mask saved output goes through (nil: none).

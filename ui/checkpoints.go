@@ -56,8 +56,10 @@ func Diffs(w io.Writer, diffs []checkpoints.FileDiff, st DiffStyle) error {
 
 // RewindPlan lists what a rewind will change, in words that say what
 // happens to each file, the changes it undoes that were not this
-// session's, and those of other sessions running in the same directory.
-func RewindPlan(w io.Writer, p checkpoints.Plan, filesOnly bool) {
+// session's, and those of other sessions running in the same directory;
+// rewind is the command that rewinds, as the user types it where they are
+// ("dev rewind", or "/rewind" inside interactive mode).
+func RewindPlan(w io.Writer, p checkpoints.Plan, filesOnly bool, rewind string) {
 	fmt.Fprintf(w, "Rewind to checkpoint %d (%s):\n", p.Target.Number, p.Target.Time.Local().Format("2006-01-02 15:04:05"))
 	if len(p.Restore.Changes) == 0 {
 		fmt.Fprintln(w, "  the files are as they were then")
@@ -89,6 +91,13 @@ func RewindPlan(w io.Writer, p checkpoints.Plan, filesOnly bool) {
 		fmt.Fprintln(w, "The session's history stays as it is (--files-only).")
 	} else {
 		fmt.Fprintln(w, "The session's history, task list and audits go back to that point too.")
+	}
+	if b := p.Before.Checkpoint; b.Tree != "" {
+		if p.Before.New {
+			fmt.Fprintf(w, "Before any file changes, the present is kept as checkpoint %d (%s %d undoes this).\n", b.Number, rewind, b.Number)
+		} else {
+			fmt.Fprintf(w, "Checkpoint %d holds the present (%s %d undoes this).\n", b.Number, rewind, b.Number)
+		}
 	}
 }
 

@@ -37,7 +37,8 @@ func TestRewindPlan(t *testing.T) {
 		}},
 		Foreign: []checkpoints.Change{{Path: "edit.go", Change: checkpoints.Modified}},
 		Others:  []checkpoints.SessionChanges{{Session: "0123abcd-0000-4000-8000-000000000000", Paths: []string{"theirs.txt"}}},
-	}, false)
+		Before:  checkpoints.Taken{New: true, Checkpoint: checkpoints.Checkpoint{Number: 7, Tree: "t"}},
+	}, false, "dev rewind")
 	want := `Rewind to checkpoint 3 (2026-11-26 09:00:00):
   delete   new.txt
   restore  edit.go
@@ -48,8 +49,15 @@ Changed since the last checkpoint by something other than dev (undone too):
 Changed by session 0123abcd-0000-4000-8000-000000000000, which a dev is running in this directory now (undone too):
   delete   theirs.txt
 The session's history, task list and audits go back to that point too.
+Before any file changes, the present is kept as checkpoint 7 (dev rewind 7 undoes this).
 `
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+	// A checkpoint of the list holds the present already: it is named.
+	b.Reset()
+	RewindPlan(&b, checkpoints.Plan{Before: checkpoints.Taken{Checkpoint: checkpoints.Checkpoint{Number: 2, Tree: "t"}}}, true, "/rewind")
+	if !strings.HasSuffix(b.String(), "(--files-only).\nCheckpoint 2 holds the present (/rewind 2 undoes this).\n") {
+		t.Errorf("got\n%s", b.String())
 	}
 }
