@@ -42,6 +42,9 @@ nohup sleep 302 > /dev/null 2>&1 & echo $! > b
 	for _, f := range files {
 		left = append(left, bgproctest.PID(t, filepath.Join(dir, f)))
 	}
+	if len(left) == 3 {
+		leftGroup(t, left[2])
+	}
 	t.Cleanup(func() {
 		for _, pid := range left {
 			syscall.Kill(pid, syscall.SIGKILL)
@@ -51,6 +54,18 @@ nohup sleep 302 > /dev/null 2>&1 & echo $! > b
 		t.Fatal(err)
 	}
 	return shell, left
+}
+
+// leftGroup waits until pid, started by `setsid sleep &`, leads a group of
+// its own: the shell writes $! right after the fork, before the child has
+// called setsid, and a group stopped in between took the child with it (on
+// a loaded machine: "StopAll stopped a child that is not its run's").
+func leftGroup(t *testing.T, pid int) {
+	t.Helper()
+	bgproctest.WaitFor(t, fmt.Sprintf("process %d to leave its group (setsid)", pid), func() bool {
+		pgid, err := syscall.Getpgid(pid)
+		return err == nil && pgid == pid
+	})
 }
 
 func alive(pids []int) []int {
@@ -103,6 +118,9 @@ read x < gate`)
 			continue
 		}
 		pids = append(pids, bgproctest.PID(t, filepath.Join(dir, f)))
+	}
+	if len(pids) == 3 {
+		leftGroup(t, pids[2])
 	}
 	t.Cleanup(func() {
 		for _, pid := range pids {
