@@ -115,7 +115,7 @@ func (v *view) Emit(e event.Event) {
 // changed.
 func (v *view) reply(r parser.Response) {
 	if t := strings.TrimSpace(r.Thoughts); t != "" {
-		v.send(sdk.UpdateAgentThoughtText(t + "\n"))
+		v.send(sdk.UpdateAgentThoughtText(t))
 	}
 	if r.HasTaskList && !slices.Equal(r.Tasks, v.plan) {
 		v.plan = slices.Clone(r.Tasks)

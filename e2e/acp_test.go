@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -24,6 +25,7 @@ import (
 // told to choose, and keeps every JSON-RPC line both ways.
 type editor struct {
 	t    *testing.T
+	cmd  *exec.Cmd
 	conn *sdk.ClientSideConnection
 	done chan struct{} // closed when dev has exited
 	code int
@@ -57,7 +59,7 @@ func (w *world) startEditor(args ...string) *editor {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	e.in = in
+	e.in, e.cmd = in, cmd
 	e.conn = sdk.NewClientSideConnection(e, e.wire.tee("→", in), e.wire.reader("←", out))
 	go func() {
 		err := cmd.Wait()
@@ -176,6 +178,12 @@ func (e *editor) received(id sdk.SessionId) []sdk.SessionUpdate {
 func (e *editor) close() int {
 	e.t.Helper()
 	e.in.Close()
+	return e.wait()
+}
+
+// wait waits for dev to end and returns its exit code.
+func (e *editor) wait() int {
+	e.t.Helper()
 	select {
 	case <-e.done:
 	case <-time.After(30 * time.Second):

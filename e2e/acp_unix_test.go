@@ -5,6 +5,7 @@ package e2e
 import (
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -90,5 +91,27 @@ func TestACPClosedPipe(t *testing.T) {
 	}
 	if s := w.onlySession(); s.ID != string(id) || s.Status != "interrupted" {
 		t.Errorf("session %s: %s, want interrupted", s.ID, s.Status)
+	}
+}
+
+func TestACPTerminated(t *testing.T) {
+	w := newWorld(t, map[string]any{"audit": "off", "commandTimeout": 300})
+	w.srv.Script(reply("Wait.", "COMMAND", longCommand), done("never"))
+	e := w.startEditor()
+	id := e.newSession(w.dir)
+	_, _, pids := e.promptUntilStarted(w, id)
+	if err := e.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := e.wait(); code != 130 {
+		t.Errorf("exit code %d after SIGTERM, want 130", code)
+	}
+	for _, pid := range pids {
+		if !bgproctest.Gone(pid) {
+			t.Errorf("process %d outlived dev acp", pid)
+		}
+	}
+	if s := w.onlySession(); s.Status != "interrupted" {
+		t.Errorf("session %s, want interrupted", s.Status)
 	}
 }
