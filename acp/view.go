@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -44,7 +45,18 @@ type view struct {
 	tool, audit *toolCall
 	plan        []parser.Task // the last plan sent
 	failure     string        // why the run failed, said at its end
+	// output is the end of what the command running printed so far, and
+	// shown when the editor was last shown it.
+	output []byte
+	shown  time.Time
 }
+
+// Live output of a command: the editor is shown its last liveTail bytes,
+// at most every liveEvery, until its result replaces them.
+const (
+	liveTail  = 8 << 10
+	liveEvery = 250 * time.Millisecond
+)
 
 // toolCall is a tool call the editor was told of.
 type toolCall struct {
@@ -91,6 +103,10 @@ func (v *view) Emit(e event.Event) {
 	case event.ToolFinished:
 		if e.Agent == event.Worker && e.Result.Tool != tools.Done {
 			v.toolFinished(e.Result, e.Files)
+		}
+	case event.CommandOutput:
+		if e.Agent == event.Worker {
+			v.commandOutput(e.Output)
 		}
 	case event.AuditStarted:
 		v.audit = v.startCall("", "Audit of the work", sdk.ToolKindOther, nil, nil)
@@ -162,11 +178,30 @@ func (v *view) startCall(tool, title string, kind sdk.ToolKind, locs []sdk.ToolC
 	return c
 }
 
+// commandOutput shows what the command running printed so far: its last
+// lines, as the terminal's live part does.
+func (v *view) commandOutput(p string) {
+	if v.tool == nil {
+		return
+	}
+	v.output = append(v.output, p...)
+	if len(v.output) > 2*liveTail {
+		v.output = append(v.output[:0], v.output[len(v.output)-liveTail:]...)
+	}
+	if time.Since(v.shown) < liveEvery {
+		return
+	}
+	v.shown = time.Now()
+	tail := v.output[max(0, len(v.output)-liveTail):]
+	text := fenced(strings.ToValidUTF8(string(tail), ""))
+	v.send(sdk.UpdateToolCall(v.tool.id, sdk.WithUpdateContent([]sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(text))})))
+}
+
 // toolFinished tells how the tool running ended: its status, the files it
 // wrote, and its output, or for an edit the diff of each file it changed.
 func (v *view) toolFinished(r tools.Result, files []event.FileChange) {
 	c := v.tool
-	v.tool = nil
+	v.tool, v.output, v.shown = nil, nil, time.Time{}
 	if c == nil {
 		return
 	}

@@ -64,6 +64,7 @@ func (d *devCmd) acp(c *cli.Context) error {
 			Config: cfg, ConfigDir: cfgDir,
 			Dir: o.Dir, DirGiven: true, SessionID: o.SessionID,
 			NoAudit: c.Bool("no-audit"), Sink: o.Sink, Approve: o.Approve, Version: d.version,
+			Live: true, // the editor shows a command's output as it comes
 		})
 		if err != nil {
 			return nil, err

@@ -5,6 +5,7 @@ package e2e
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -113,5 +114,40 @@ func TestACPTerminated(t *testing.T) {
 	}
 	if s := w.onlySession(); s.Status != "interrupted" {
 		t.Errorf("session %s, want interrupted", s.Status)
+	}
+}
+
+func TestACPCommandOutputWhileItRuns(t *testing.T) {
+	w := newWorld(t, map[string]any{"audit": "off", "commandTimeout": 300})
+	w.srv.Script(reply("Build.", "COMMAND", "echo step one; while [ ! -e go-on ]; do sleep 0.05; done; echo finished"), done("Built."))
+	e := w.startEditor()
+	id := e.newSession(w.dir)
+	answer := make(chan error, 1)
+	go func() { _, err := e.prompt(id, "build it"); answer <- err }()
+	seen := func(text string) bool {
+		for _, u := range e.received(id) {
+			if u.ToolCallUpdate == nil {
+				continue
+			}
+			for _, c := range u.ToolCallUpdate.Content {
+				if c.Content != nil && c.Content.Content.Text != nil && strings.Contains(c.Content.Content.Text.Text, text) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	bgproctest.WaitFor(t, "the command's first line in the editor while it runs", func() bool { return seen("step one") })
+	if seen("finished") {
+		t.Fatal("the command finished before it was told to")
+	}
+	if err := os.WriteFile(filepath.Join(w.dir, "go-on"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-answer; err != nil {
+		t.Fatal(err)
+	}
+	if !seen("finished") {
+		t.Error("the command's result is not in the editor")
 	}
 }
