@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"sync"
 
@@ -193,6 +194,9 @@ func (s *server) LoadSession(_ context.Context, p sdk.LoadSessionRequest) (sdk.L
 func (s *server) open(dir, id string) (*session, error) {
 	if !filepath.IsAbs(dir) {
 		return nil, invalidParams("cwd must be an absolute path, not %q", dir)
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil, invalidParams("cwd %s is not a directory", dir)
 	}
 	if !s.begin() {
 		return nil, errClosing

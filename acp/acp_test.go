@@ -171,6 +171,9 @@ func TestRequestsTheEditorGetsWrong(t *testing.T) {
 	if _, err := conn.NewSession(context.Background(), sdk.NewSessionRequest{Cwd: "rel/dir", McpServers: []sdk.McpServer{}}); !errors.As(err, &re) || !strings.Contains(re.Message, "absolute") {
 		t.Errorf("a relative cwd: %v", err)
 	}
+	if _, err := conn.NewSession(context.Background(), sdk.NewSessionRequest{Cwd: filepath.Join(t.TempDir(), "gone"), McpServers: []sdk.McpServer{}}); !errors.As(err, &re) || !strings.Contains(re.Message, "not a directory") {
+		t.Errorf("a cwd that does not exist: %v", err)
+	}
 	if _, err := conn.Prompt(context.Background(), sdk.PromptRequest{SessionId: "nope", Prompt: []sdk.ContentBlock{sdk.TextBlock("go")}}); !errors.As(err, &re) || !strings.Contains(re.Message, "no session nope") {
 		t.Errorf("an unknown session: %v", err)
 	}

@@ -51,6 +51,10 @@ type view struct {
 	shown  time.Time
 }
 
+// maxDiffBytes bounds the texts of an edit sent whole: past it the editor
+// gets the tool's output, not a message of megabytes.
+const maxDiffBytes = 1 << 20
+
 // Live output of a command: the editor is shown its last liveTail bytes,
 // at most every liveEvery, until its result replaces them.
 const (
@@ -208,7 +212,7 @@ func (v *view) toolFinished(r tools.Result, files []event.FileChange) {
 	var content []sdk.ToolCallContent
 	if c.kind == sdk.ToolKindEdit && r.OK {
 		for _, f := range files {
-			if !f.Texts {
+			if !f.Texts || len(f.Old)+len(f.New) > maxDiffBytes {
 				continue
 			}
 			path := v.abs(f.Path)
