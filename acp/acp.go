@@ -16,6 +16,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -32,6 +34,10 @@ type App interface {
 	Request(typed string) (string, error)
 	Run(ctx context.Context, request string) app.Result
 	Session() *sessions.Session
+	// Approval is the approval mode in force; SetApproval switches it for
+	// the next requests.
+	Approval() string
+	SetApproval(mode string) error
 	// Close stops what the app started and releases the session.
 	Close()
 }
@@ -59,6 +65,8 @@ type Options struct {
 	// Open opens the run of a session with the settings dev acp was
 	// started with (the config, the profile, the flags).
 	Open func(o OpenOptions) (App, error)
+	// Modes are the approval modes, offered as the session's modes.
+	Modes []string
 }
 
 // Serve speaks the protocol on o.In and o.Out until the editor closes its
@@ -100,6 +108,9 @@ type session struct {
 	app  App
 	view *view
 	turn sync.Mutex // one prompt at a time
+
+	mu   sync.Mutex
+	mode string // the approval mode the editor chose while a prompt ran, for the next
 }
 
 var (
@@ -167,7 +178,7 @@ func (s *server) NewSession(_ context.Context, p sdk.NewSessionRequest) (sdk.New
 	if err != nil {
 		return sdk.NewSessionResponse{}, err
 	}
-	return sdk.NewSessionResponse{SessionId: sdk.SessionId(sess.app.Session().ID)}, nil
+	return sdk.NewSessionResponse{SessionId: sdk.SessionId(sess.app.Session().ID), Modes: s.modes(sess.app.Approval())}, nil
 }
 
 // LoadSession implements sdk.AgentLoader: a stored session resumed (one
@@ -184,10 +195,8 @@ func (s *server) LoadSession(_ context.Context, p sdk.LoadSessionRequest) (sdk.L
 	if err != nil {
 		return sdk.LoadSessionResponse{}, err
 	}
-	if err := sess.view.replay(sess.app.Session()); err != nil {
-		return sdk.LoadSessionResponse{}, err
-	}
-	return sdk.LoadSessionResponse{}, nil
+	sess.view.replay(sess.app.Session())
+	return sdk.LoadSessionResponse{Modes: s.modes(sess.app.Approval())}, nil
 }
 
 // open opens a run in dir: a new session, or the stored one id names.
@@ -247,6 +256,9 @@ func (s *server) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRes
 	if ctx.Err() != nil {
 		return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
 	}
+	if err := sess.switchMode(); err != nil {
+		return sdk.PromptResponse{}, failure(err.Error())
+	}
 	request, err := sess.app.Request(typed)
 	if err != nil {
 		return sdk.PromptResponse{}, invalidParams("%v", err)
@@ -260,6 +272,66 @@ func (s *server) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRes
 	sess.view.begin()
 	res := sess.app.Run(ctx, request)
 	return sess.view.end(res)
+}
+
+// The session's modes are the approval modes (SPEC §13, §17): auto,
+// edits, ask and plan, as /approval and Shift+Tab switch them at the
+// terminal.
+var modeDescriptions = map[string]string{
+	"auto":  "dev works without asking",
+	"edits": "file changes are made; commands are asked about",
+	"ask":   "every file change and every command is asked about",
+	"plan":  "dev only reads, and answers with a plan; nothing changes",
+}
+
+// modes are the session's modes, current the one in force.
+func (s *server) modes(current string) *sdk.SessionModeState {
+	state := &sdk.SessionModeState{CurrentModeId: sdk.SessionModeId(current), AvailableModes: []sdk.SessionMode{}}
+	for _, m := range s.opts.Modes {
+		mode := sdk.SessionMode{Id: sdk.SessionModeId(m), Name: m}
+		if d, ok := modeDescriptions[m]; ok {
+			mode.Description = sdk.Ptr(d)
+		}
+		state.AvailableModes = append(state.AvailableModes, mode)
+	}
+	return state
+}
+
+// SetSessionMode implements sdk.Agent: the approval mode for the next
+// requests. A prompt running keeps the mode it started with (its questions
+// are asked by it); the mode chosen meanwhile applies from the next one.
+func (s *server) SetSessionMode(_ context.Context, p sdk.SetSessionModeRequest) (sdk.SetSessionModeResponse, error) {
+	sess, ok := s.lookup(p.SessionId)
+	if !ok {
+		return sdk.SetSessionModeResponse{}, invalidParams("no session %s", p.SessionId)
+	}
+	mode := string(p.ModeId)
+	if !slices.Contains(s.opts.Modes, mode) {
+		return sdk.SetSessionModeResponse{}, invalidParams("no mode %q: the modes are %s", mode, strings.Join(s.opts.Modes, ", "))
+	}
+	sess.mu.Lock()
+	sess.mode = mode
+	sess.mu.Unlock()
+	if sess.turn.TryLock() { // no prompt runs: now
+		defer sess.turn.Unlock()
+		if err := sess.switchMode(); err != nil {
+			return sdk.SetSessionModeResponse{}, failure(err.Error())
+		}
+	}
+	return sdk.SetSessionModeResponse{}, nil
+}
+
+// switchMode applies the mode the editor chose last, if any; the caller
+// holds the turn.
+func (sess *session) switchMode() error {
+	sess.mu.Lock()
+	mode := sess.mode
+	sess.mode = ""
+	sess.mu.Unlock()
+	if mode == "" || mode == sess.app.Approval() {
+		return nil
+	}
+	return sess.app.SetApproval(mode)
 }
 
 // Cancel implements sdk.Agent: session/cancel is Ctrl+C. The library has
@@ -288,11 +360,6 @@ func (s *server) ResumeSession(context.Context, sdk.ResumeSessionRequest) (sdk.R
 // SetSessionConfigOption implements sdk.Agent.
 func (s *server) SetSessionConfigOption(context.Context, sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
 	return sdk.SetSessionConfigOptionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionSetConfigOption)
-}
-
-// SetSessionMode implements sdk.Agent.
-func (s *server) SetSessionMode(context.Context, sdk.SetSessionModeRequest) (sdk.SetSessionModeResponse, error) {
-	return sdk.SetSessionModeResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionSetMode)
 }
 
 // failure is an error the editor shows as it is: its message says what

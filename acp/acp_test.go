@@ -29,11 +29,24 @@ type fakeApp struct {
 	run      func(ctx context.Context, sink event.Sink, request string) app.Result
 	requests []string
 	closed   bool
+	mu       sync.Mutex // guards mode
+	mode     string
 }
 
 func (f *fakeApp) Request(typed string) (string, error) { return typed, nil }
 func (f *fakeApp) Session() *sessions.Session           { return f.sess }
 func (f *fakeApp) Close()                               { f.closed = true }
+func (f *fakeApp) Approval() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.mode
+}
+func (f *fakeApp) SetApproval(mode string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.mode = mode
+	return nil
+}
 func (f *fakeApp) Run(ctx context.Context, request string) app.Result {
 	f.requests = append(f.requests, request)
 	return f.run(ctx, f.sink, request)
@@ -84,7 +97,8 @@ func serve(t *testing.T, open func(o OpenOptions) (App, error)) (*sdk.ClientSide
 	toEditor, fromDev := io.Pipe()
 	ended := make(chan error, 1)
 	go func() {
-		ended <- Serve(context.Background(), Options{In: toDev, Out: fromDev, Err: io.Discard, Version: "1.2.3", Open: open})
+		ended <- Serve(context.Background(), Options{In: toDev, Out: fromDev, Err: io.Discard, Version: "1.2.3", Open: open,
+			Modes: []string{"auto", "edits", "ask", "plan"}})
 	}()
 	c := &client{}
 	conn := sdk.NewClientSideConnection(c, fromEditor, toEditor)
@@ -259,5 +273,65 @@ func TestTitleAndFence(t *testing.T) {
 	}
 	if got := fenced("a\n````\nb\n"); got != "`````\na\n````\nb\n`````" {
 		t.Errorf("fenced %q", got)
+	}
+}
+
+func TestModes(t *testing.T) {
+	started, release := make(chan struct{}), make(chan struct{})
+	var (
+		mu    sync.Mutex
+		modes []string // the mode each request ran in
+	)
+	f := &fakeApp{sess: &sessions.Session{ID: "s1"}, mode: "edits"}
+	f.run = func(_ context.Context, _ event.Sink, request string) app.Result {
+		mu.Lock()
+		modes = append(modes, f.Approval())
+		mu.Unlock()
+		if request == "wait" {
+			close(started)
+			<-release
+		}
+		return app.Result{Outcome: loop.Outcome{Stop: loop.Done}}
+	}
+	conn, _ := serve(t, oneApp(f))
+	s, err := conn.NewSession(context.Background(), sdk.NewSessionRequest{Cwd: t.TempDir(), McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Modes == nil || s.Modes.CurrentModeId != "edits" || len(s.Modes.AvailableModes) != 4 || s.Modes.AvailableModes[3].Id != "plan" ||
+		s.Modes.AvailableModes[3].Description == nil {
+		t.Fatalf("modes %+v", s.Modes)
+	}
+	if _, err := conn.SetSessionMode(context.Background(), sdk.SetSessionModeRequest{SessionId: "s1", ModeId: "plan"}); err != nil || f.Approval() != "plan" {
+		t.Fatalf("set plan: %v, mode %q", err, f.Approval())
+	}
+	var re *sdk.RequestError
+	if _, err := conn.SetSessionMode(context.Background(), sdk.SetSessionModeRequest{SessionId: "s1", ModeId: "yolo"}); !errors.As(err, &re) || !strings.Contains(re.Message, "auto, edits, ask, plan") {
+		t.Errorf("an unknown mode: %v", err)
+	}
+	// A mode chosen while a prompt runs applies from the next prompt.
+	done := make(chan error, 1)
+	go func() {
+		_, err := conn.Prompt(context.Background(), sdk.PromptRequest{SessionId: "s1", Prompt: []sdk.ContentBlock{sdk.TextBlock("wait")}})
+		done <- err
+	}()
+	<-started
+	if _, err := conn.SetSessionMode(context.Background(), sdk.SetSessionModeRequest{SessionId: "s1", ModeId: "auto"}); err != nil {
+		t.Fatal(err)
+	}
+	if f.Approval() != "plan" {
+		t.Errorf("the mode changed under the running prompt: %q", f.Approval())
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Prompt(context.Background(), sdk.PromptRequest{SessionId: "s1", Prompt: []sdk.ContentBlock{sdk.TextBlock("next")}}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(modes, ",") != "plan,auto" {
+		t.Errorf("the requests ran in %v, want plan then auto", modes)
 	}
 }

@@ -22,7 +22,7 @@ func (d *devCmd) acpCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "use `MODEL` (overrides config and DEV_MODEL)"},
 			&cli.StringFlag{Name: "profile", Usage: "use the model profile `NAME` of config.json\n\t(overrides DEV_PROFILE)"},
-			&cli.StringFlag{Name: "approval", Usage: "what to ask in the editor first: `MODE` auto\n\t(nothing), edits (commands) or ask (everything)"},
+			&cli.StringFlag{Name: "approval", Usage: "what to ask in the editor first: `MODE` auto\n\t(nothing), edits (commands), ask (everything) or plan"},
 			&cli.StringFlag{Name: "sandbox", Usage: "`MODE` off, or workspace: commands may write only\n\tin the project, temp and caches (Linux Landlock)"},
 			&cli.StringFlag{Name: "constrain", Usage: "`MODE` auto (llama.cpp and vLLM), on or off: have\n\tthe server shape replies to dev's template"},
 			&cli.BoolFlag{Name: "no-audit", Usage: "accept DONE without the audit (audit: off)"},
@@ -74,7 +74,8 @@ func (d *devCmd) acp(c *cli.Context) error {
 	}
 	ctx, done := d.intr.Work(context.Background())
 	defer done()
-	err := acp.Serve(ctx, acp.Options{In: d.streams.In, Out: d.streams.Out, Err: d.streams.Err, Version: d.version, Open: open})
+	err := acp.Serve(ctx, acp.Options{In: d.streams.In, Out: d.streams.Out, Err: d.streams.Err, Version: d.version, Open: open,
+		Modes: config.ApprovalModes})
 	if err != nil {
 		return &ShownError{context.Canceled}
 	}

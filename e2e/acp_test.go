@@ -498,3 +498,104 @@ func TestACPSameRequestsAsPrint(t *testing.T) {
 		}
 	}
 }
+
+func TestACPLoadSession(t *testing.T) {
+	w := newWorld(t, map[string]any{"audit": "off"})
+	w.write("a.txt", "alpha\n")
+	// Started in the terminal…
+	w.srv.Script(reply("Read it.", "READ_FILE", "a.txt"), done("a.txt says alpha."))
+	w.run("-p", "what does a.txt say?").expect(t, 0)
+	id := sdk.SessionId(w.onlySession().ID)
+
+	// …loaded in the editor: the conversation is replayed before the answer.
+	e := w.startEditor()
+	if _, err := e.conn.LoadSession(e.ctx(), sdk.LoadSessionRequest{SessionId: id, Cwd: w.dir, McpServers: []sdk.McpServer{}}); err != nil {
+		t.Fatalf("session/load: %v", err)
+	}
+	us := e.received(id)
+	if got := texts(us, "user"); got != "what does a.txt say?" {
+		t.Errorf("the request replayed: %q", got)
+	}
+	if got := texts(us, "thought"); got != "Read it.All done." {
+		t.Errorf("the thoughts replayed: %q", got)
+	}
+	if got := texts(us, "message"); got != "a.txt says alpha." {
+		t.Errorf("the answer replayed: %q", got)
+	}
+	calls := toolCalls(us)
+	if len(calls) != 1 || calls[0].Kind != sdk.ToolKindRead || len(calls[0].Locations) != 1 || calls[0].Locations[0].Path != filepath.Join(w.dir, "a.txt") {
+		t.Fatalf("the tool calls replayed: %+v", calls)
+	}
+	ups := toolUpdates(us, calls[0].ToolCallId)
+	if len(ups) != 1 || *ups[0].Status != sdk.ToolCallStatusCompleted || len(ups[0].Content) != 1 || !strings.Contains(ups[0].Content[0].Content.Content.Text.Text, "alpha") {
+		t.Errorf("the read's result replayed: %+v", ups)
+	}
+
+	// The conversation goes on in the editor, with what came before.
+	w.srv.Script(done("Still alpha."))
+	if resp, err := e.prompt(id, "and now?"); err != nil || resp.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("session/prompt: %+v, %v", resp, err)
+	}
+	reqs := w.srv.Requests()
+	if last := allContent(reqs[len(reqs)-1]); !strings.Contains(last, "what does a.txt say?") || !strings.Contains(last, "and now?") {
+		t.Errorf("the editor's request did not go on from the terminal's:\n%s", last)
+	}
+	// While the editor holds it, the terminal cannot open it…
+	w.run("--resume", "-p", "me too").expect(t, 2)
+	if code := e.close(); code != 0 {
+		t.Errorf("exit code %d", code)
+	}
+	// …and back in the terminal once the editor let it go.
+	w.srv.Script(done("Alpha, as before."))
+	w.run("--resume", "-p", "once more").expect(t, 0)
+	reqs = w.srv.Requests()
+	if last := allContent(reqs[len(reqs)-1]); !strings.Contains(last, "and now?") || !strings.Contains(last, "once more") {
+		t.Errorf("the terminal did not go on from the editor's request:\n%s", last)
+	}
+	if s := w.onlySession(); string(id) != s.ID || s.Status != "complete" {
+		t.Errorf("session %s: %s", s.ID, s.Status)
+	}
+}
+
+func TestACPLoadUnknownSession(t *testing.T) {
+	w := newWorld(t, nil)
+	e := w.startEditor()
+	_, err := e.conn.LoadSession(e.ctx(), sdk.LoadSessionRequest{SessionId: "0b7c5a4e-0000-4000-8000-000000000000", Cwd: w.dir, McpServers: []sdk.McpServer{}})
+	var re *sdk.RequestError
+	if !errors.As(err, &re) || !strings.Contains(re.Message, "0b7c5a4e-0000-4000-8000-000000000000") {
+		t.Fatalf("session/load of no session: %v", err)
+	}
+	if n := len(w.sessions()); n != 0 {
+		t.Errorf("%d sessions stored: loading one that does not exist created it", n)
+	}
+}
+
+func TestACPModes(t *testing.T) {
+	w := newWorld(t, map[string]any{"audit": "off", "approval": "edits"})
+	w.srv.Script(reply("Write it.", "WRITE_FILE", "plan.txt\n```\nx\n```"), done("The plan: write plan.txt."))
+	e := w.startEditor()
+	resp, err := e.conn.NewSession(e.ctx(), sdk.NewSessionRequest{Cwd: w.dir, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, m := range resp.Modes.AvailableModes {
+		ids = append(ids, string(m.Id))
+	}
+	if resp.Modes.CurrentModeId != "edits" || strings.Join(ids, ",") != "auto,edits,ask,plan" {
+		t.Fatalf("modes %+v: want the approval modes, edits in force", resp.Modes)
+	}
+	if _, err := e.conn.SetSessionMode(e.ctx(), sdk.SetSessionModeRequest{SessionId: resp.SessionId, ModeId: "plan"}); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := e.prompt(resp.SessionId, "plan it"); err != nil || r.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("session/prompt: %+v, %v", r, err)
+	}
+	if _, err := os.Stat(filepath.Join(w.dir, "plan.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("plan mode wrote plan.txt: %v", err)
+	}
+	reqs := w.srv.Requests()
+	if !strings.Contains(lastUser(reqs[len(reqs)-1]), "plan mode") {
+		t.Errorf("the model was not told of plan mode: %q", lastUser(reqs[len(reqs)-1]))
+	}
+}
