@@ -313,14 +313,21 @@ func (e *editor) checkOnlyProtocol() {
 	}
 }
 
-// saveExchange writes the exchange to $DEV_ACP_EXCHANGE when set: the
-// recording of one edit, for the documentation.
+// saveExchange writes the exchange to $DEV_ACP_EXCHANGE when set, one
+// JSON-RPC message a line in the order they went (a request with a method
+// is the editor's, a result or session/update dev's): the recording of one
+// edit, for the documentation.
 func (e *editor) saveExchange() {
 	path := os.Getenv("DEV_ACP_EXCHANGE")
 	if path == "" {
 		return
 	}
-	if err := os.WriteFile(path, []byte(e.wire.String()+"\n"), 0o644); err != nil {
+	var b strings.Builder
+	for _, l := range strings.Split(e.wire.String(), "\n") {
+		_, msg, _ := strings.Cut(l, " ")
+		b.WriteString(msg + "\n")
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		e.t.Error(err)
 	}
 }
