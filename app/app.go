@@ -79,8 +79,15 @@ type Options struct {
 	NoAudit bool
 	// Sink receives every event of the run.
 	Sink event.Sink
-	// Ask puts ASK_USER's question to the user (interactive mode).
+	// Ask puts ASK_USER's question to the user (interactive mode). Without
+	// it nobody answers the model's questions: ASK_USER is not offered, as
+	// under -p.
 	Ask func(ctx context.Context, question string) (string, error)
+	// Approve, when set, asks the user about an action that needs approval
+	// (SPEC §13) in place of Ask, with the action itself: for a client
+	// that shows it (an editor). Approvals are asked when either is set,
+	// except under -p.
+	Approve func(ctx context.Context, q Approval) (Answer, error)
 	// Live: a renderer shows work as it happens (stderr is a terminal), so
 	// commands' output is passed on as it comes (event.CommandOutput).
 	Live bool
@@ -365,7 +372,7 @@ func (a *App) wire() {
 	}}
 	env := &tools.Env{
 		Dir:            a.sess.WorkingDirectory,
-		Interactive:    !a.opts.Automated,
+		Interactive:    a.answers(),
 		CommandTimeout: time.Duration(cfg.CommandTimeout) * time.Second,
 		OutputDir:      a.outputDir(),
 		Spills:         tools.NewSpills(a.redactor),
@@ -474,12 +481,17 @@ func replyCap(cfg config.Config, info llm.ServerInfo) int {
 	return llm.DefaultMaxTokens(window, asked)
 }
 
+// answers reports whether someone answers the model's questions
+// (ASK_USER): in a conversation at the terminal, not under -p, nor where
+// the client has no way to ask one (an editor).
+func (a *App) answers() bool { return !a.opts.Automated && a.opts.Ask != nil }
+
 // offered are the worker's tools the model is offered in this mode:
 // ASK_USER only when someone can answer.
 func (a *App) offered(registry *tools.Registry) []tools.Doc {
 	var docs []tools.Doc
 	for _, doc := range registry.Docs() {
-		if a.opts.Automated && doc.Name == tools.AskUser {
+		if !a.answers() && doc.Name == tools.AskUser {
 			continue // not offered: nobody can answer
 		}
 		docs = append(docs, doc)
@@ -515,7 +527,7 @@ func (a *App) systemPrompt(registry *tools.Registry) string {
 	}
 	return prompts.System{
 		Dir:          dir,
-		Interactive:  !a.opts.Automated,
+		Interactive:  a.answers(),
 		Tools:        docs,
 		Project:      prompts.DiscoverProject(dir, tools.Tree(dir, overviewDepth, overviewEntries)),
 		Instructions: prompts.Instructions(a.opts.ConfigDir, dir),

@@ -44,36 +44,76 @@ func (a *App) approve(ctx context.Context, act tools.Action) tools.Verdict {
 	if !need {
 		return tools.Verdict{Allowed: true}
 	}
-	if a.opts.Automated || a.opts.Ask == nil {
+	if a.opts.Automated || (a.opts.Ask == nil && a.opts.Approve == nil) {
 		return tools.Verdict{Why: fmt.Sprintf("%s needs the user's approval (approval: %s), and in an unattended run (-p) nobody can give it, so it is not allowed. "+
 			"Do without it, or say in your DONE summary what the user should do.", what, a.approvals.Mode)}
 	}
-	// Shown masked, as all the model's text (SPEC §13); what runs is the
-	// command as written.
-	answer, err := a.opts.Ask(ctx, a.redactor.Redact(question(act)))
+	answer, err := a.askApproval(ctx, act)
 	if err != nil {
 		if errors.Is(err, context.Canceled) || ctx.Err() != nil {
 			return tools.Verdict{Why: "the user interrupted the question about " + what + "."}
 		}
 		return tools.Verdict{Why: "the user could not be asked about " + what + ": " + err.Error()}
 	}
-	reply, reason, _ := strings.Cut(strings.TrimSpace(answer), " ")
-	switch strings.ToLower(reply) {
-	case "y", "yes":
-		return tools.Verdict{Allowed: true}
-	case "a", "always":
-		if command {
+	if answer.Allow {
+		if answer.Always && command {
 			a.approvals.Always.AllowCommand(always)
-		} else {
+		} else if answer.Always {
 			a.approvals.Always.AllowFile(act.Abs)
 		}
 		return tools.Verdict{Allowed: true}
 	}
 	why := "the user did not allow " + what + "."
-	if reason = strings.TrimSpace(reason); reason != "" {
+	if reason := strings.TrimSpace(answer.Reason); reason != "" {
 		why += " Their reason: " + reason
 	}
 	return tools.Verdict{Why: why}
+}
+
+// Approval is what the user is asked to allow, for a client that shows
+// the action itself (an editor's permission dialog with the command, or
+// the file's old and new text) rather than the question's text.
+type Approval struct {
+	Action tools.Action
+	// Question is the question as the terminal asks it.
+	Question string
+}
+
+// Answer is the user's answer to an Approval.
+type Answer struct {
+	Allow bool
+	// Always allows this exact command (or MCP call), or changes to this
+	// file, for the rest of the session.
+	Always bool
+	// Reason is why not, told to the model when not allowed.
+	Reason string
+}
+
+// askApproval asks the user about act: through Approve when the client
+// shows actions itself, else with the question's text through Ask, whose
+// answer is y, n (a reason may follow) or a.
+func (a *App) askApproval(ctx context.Context, act tools.Action) (Answer, error) {
+	// Shown masked, as all the model's text (SPEC §13); what runs is the
+	// command as written.
+	shown := act
+	for _, s := range []*string{&shown.Command, &shown.Input, &shown.Old, &shown.New} {
+		*s = a.redactor.Redact(*s)
+	}
+	if a.opts.Approve != nil {
+		return a.opts.Approve(ctx, Approval{Action: shown, Question: question(shown)})
+	}
+	text, err := a.opts.Ask(ctx, question(shown))
+	if err != nil {
+		return Answer{}, err
+	}
+	reply, reason, _ := strings.Cut(strings.TrimSpace(text), " ")
+	switch strings.ToLower(reply) {
+	case "y", "yes":
+		return Answer{Allow: true}, nil
+	case "a", "always":
+		return Answer{Allow: true, Always: true}, nil
+	}
+	return Answer{Reason: reason}, nil
 }
 
 // question shows what the user is asked to allow: the command, or the

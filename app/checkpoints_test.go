@@ -113,3 +113,37 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// A file tool's edit carries the file's text before and after it, masked
+// like its diff; a command's change carries none (SPEC §20: an editor
+// shows an edit whole).
+func TestEditsCarryTheirTexts(t *testing.T) {
+	w := newWorld(t)
+	must(t, os.WriteFile(filepath.Join(w.opts.Dir, "a.txt"), []byte("one\ntwo\n"), 0o644))
+	w.opts.Config.APIKey = "s3cr3t-value-42"
+	w.srv.Script(
+		reply("FIND_AND_REPLACE_IN_FILE", "a.txt\n```find\ntwo\n```\n```replace\ns3cr3t-value-42\n```"),
+		reply("WRITE_FILE", "b.txt\n```\nnew\n```"),
+		reply("COMMAND", "echo x > c.txt"),
+		reply("DONE", "Done."),
+	)
+	a := w.open()
+	if res := a.Run(context.Background(), "do it"); res.Code != ExitOK {
+		t.Fatalf("result %+v", res)
+	}
+	got := map[string]event.FileChange{}
+	for _, f := range eventsOf[event.ToolFinished](w.rec) {
+		for _, fc := range f.Files {
+			got[fc.Path] = fc
+		}
+	}
+	if f := got["a.txt"]; !f.Texts || f.Old != "one\ntwo\n" || !strings.HasPrefix(f.New, "one\n[REDACTED:") || strings.Contains(f.New, "s3cr3t") {
+		t.Errorf("the edit of a.txt: %+v", f)
+	}
+	if f := got["b.txt"]; !f.Texts || f.Change != "added" || f.Old != "" || f.New != "new\n" {
+		t.Errorf("the new b.txt: %+v", f)
+	}
+	if f := got["c.txt"]; f.Texts || f.New != "" {
+		t.Errorf("a command's change carries texts: %+v", f)
+	}
+}

@@ -62,6 +62,7 @@ func (a *App) maskChanges(changes []event.FileChange) []event.FileChange {
 	for i := range changes {
 		changes[i].Path = a.mask(changes[i].Path)
 		changes[i].Diff = a.mask(changes[i].Diff)
+		changes[i].Old, changes[i].New = a.mask(changes[i].Old), a.mask(changes[i].New)
 	}
 	return changes
 }

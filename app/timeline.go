@@ -413,6 +413,9 @@ func (a *App) afterTool(ctx context.Context, step int, call parser.ToolCall, res
 				out[i].Diff = text
 			}
 		}
+		if edit && c.Change != checkpoints.Deleted {
+			out[i].Old, out[i].New, out[i].Texts = a.timeline.cps.Texts(c)
+		}
 	}
 	return a.maskChanges(out)
 }

@@ -175,21 +175,9 @@ func isBinary(data []byte) bool {
 // A side whose content was never stored (a file changed before dev read
 // it, see capture.go) is shown as a line saying so instead of a diff.
 func (s *Store) Patch(c Change) (text string, binary bool, err error) {
-	var old, new []byte
-	var missing []string
-	if c.Change != Added {
-		if old, err = s.content(c.From.ID); errors.Is(err, errNotStored) {
-			missing = append(missing, "before")
-		} else if err != nil {
-			return "", false, err
-		}
-	}
-	if c.Change != Deleted {
-		if new, err = s.content(c.To.ID); errors.Is(err, errNotStored) {
-			missing = append(missing, "after")
-		} else if err != nil {
-			return "", false, err
-		}
+	old, new, missing, err := s.sides(c)
+	if err != nil {
+		return "", false, err
 	}
 	if len(missing) > 0 {
 		text, _ = Unified(Change{Path: c.Path, Change: c.Change, From: c.From, To: c.To}, nil, nil)
@@ -197,6 +185,38 @@ func (s *Store) Patch(c Change) (text string, binary bool, err error) {
 	}
 	text, binary = Unified(c, old, new)
 	return text, binary, nil
+}
+
+// Texts are the text of change c's file before and after it ("" for the
+// side a file added or deleted lacks), for a renderer that shows an edit
+// whole; ok is false when a side was never stored or is binary.
+func (s *Store) Texts(c Change) (old, new string, ok bool) {
+	o, n, missing, err := s.sides(c)
+	if err != nil || len(missing) > 0 || isBinary(o) || isBinary(n) {
+		return "", "", false
+	}
+	return string(o), string(n), true
+}
+
+// sides are the contents of change c's file before and after it (nil for
+// a side that does not exist), and which of "before" and "after" were
+// never stored.
+func (s *Store) sides(c Change) (old, new []byte, missing []string, err error) {
+	if c.Change != Added {
+		if old, err = s.content(c.From.ID); errors.Is(err, errNotStored) {
+			missing = append(missing, "before")
+		} else if err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	if c.Change != Deleted {
+		if new, err = s.content(c.To.ID); errors.Is(err, errNotStored) {
+			missing = append(missing, "after")
+		} else if err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	return old, new, missing, nil
 }
 
 func (s *Store) content(id ID) ([]byte, error) {

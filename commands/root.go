@@ -51,6 +51,7 @@ dev mcp                      the MCP servers, their state and their tools
 dev config show              the settings in force and where each comes from
 dev doctor [--json]          check the model server and say what to change
 dev bench [--model M]...     which model works: tasks run on your server
+dev acp                      the Agent Client Protocol on stdio, for editors
 
 A session id may be shortened to a unique prefix of 6 characters or more.`,
 		Description: "With -p, stdout carries only the final answer (or, with --json, one JSON " +
@@ -71,6 +72,7 @@ A session id may be shortened to a unique prefix of 6 characters or more.`,
 			d.statsCommand(),
 			d.profilesCommand(),
 			d.benchCommand(),
+			d.acpCommand(),
 		),
 	}
 	a.OnUsageError = func(_ *cli.Context, err error, _ bool) error {

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -20,24 +19,6 @@ import (
 )
 
 var procIDRE = regexp.MustCompile(`proc_[a-z0-9]{6}`)
-
-// syncBuffer is stderr that tests may read while dev writes it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // runWatched is run with stdin, with stderr readable while dev runs.
 func (w *world) runWatched(stderr *syncBuffer, stdin string, args ...string) result {

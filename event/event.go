@@ -177,11 +177,17 @@ type ToolFinished struct {
 }
 
 // FileChange is a file a tool added, modified or deleted; Diff is its
-// unified diff for the file tools' edits ("" otherwise).
+// unified diff for the file tools' edits of a file that existed ("" otherwise).
 type FileChange struct {
 	Path   string
 	Change string // added, modified, deleted
 	Diff   string
+	// Old and New are the file's text before and after a file tool's edit
+	// (Old "" for a file it created), for a renderer that shows an edit
+	// whole (an editor's diff view); Texts says they are set, which they
+	// are not for a binary file or a change a command made.
+	Old, New string
+	Texts    bool
 }
 
 // FormatProblem: a reply could not be used; the model is told why.

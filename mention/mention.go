@@ -30,9 +30,9 @@ type Attachment struct {
 // itself is kept as written. A file mentioned twice is attached once.
 func Expand(dir, text string) (string, []Attachment) {
 	var (
-		blocks []string
-		list   []Attachment
-		seen   = map[string]bool{}
+		files []File
+		list  []Attachment
+		seen  = map[string]bool{}
 	)
 	for _, path := range mentions(dir, text) {
 		abs := resolve(dir, path)
@@ -44,18 +44,37 @@ func Expand(dir, text string) (string, []Attachment) {
 		if err != nil {
 			continue // unreadable: the mention stays text, as for a missing file
 		}
-		a := Attachment{Path: path, Lines: f.Lines, Size: f.Size, Binary: f.Binary}
-		list = append(list, a)
+		list = append(list, Attachment{Path: path, Lines: f.Lines, Size: f.Size, Binary: f.Binary})
+		files = append(files, File{Path: path, Text: f.Text, Size: f.Size, Binary: f.Binary})
+	}
+	return Attach(text, files), list
+}
+
+// File is a file attached to a request with its content: one a mention
+// names, or one an editor sends with a prompt (whose content may be an
+// unsaved buffer's).
+type File struct {
+	Path   string // as the model sees it: relative to the working directory when inside it
+	Text   string
+	Size   int64
+	Binary bool // named, not attached
+}
+
+// Attach adds files after the request text, each as <file path="…">…</file>,
+// the way Expand attaches the files a request mentions.
+func Attach(text string, files []File) string {
+	if len(files) == 0 {
+		return text
+	}
+	blocks := make([]string, len(files))
+	for i, f := range files {
 		if f.Binary {
-			blocks = append(blocks, fileOpen+strconv.Quote(path)+">\n"+binaryPrefix+tools.SizeText(f.Size)+binarySuffix+fileClose)
+			blocks[i] = fileOpen + strconv.Quote(f.Path) + ">\n" + binaryPrefix + tools.SizeText(f.Size) + binarySuffix + fileClose
 			continue
 		}
-		blocks = append(blocks, fileOpen+strconv.Quote(path)+">\n"+neutralise(strings.TrimSuffix(f.Text, "\n"))+fileClose)
+		blocks[i] = fileOpen + strconv.Quote(f.Path) + ">\n" + neutralise(strings.TrimSuffix(f.Text, "\n")) + fileClose
 	}
-	if len(blocks) == 0 {
-		return text, nil
-	}
-	return strings.TrimRight(text, "\n") + "\n\n" + strings.Join(blocks, "\n\n"), list
+	return strings.TrimRight(text, "\n") + "\n\n" + strings.Join(blocks, "\n\n")
 }
 
 // startsMention reports whether text[i] is an @ that begins a mention: at

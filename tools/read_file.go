@@ -333,5 +333,17 @@ func ReadText(path, disp string) (TextFile, error) {
 	return TextFile{Text: rd.body(disp), Lines: rd.total, Size: info.Size()}, nil
 }
 
+// TextOf is content that did not come from the disk (an editor's unsaved
+// buffer) read as ReadText reads a file: within READ_FILE's caps; disp
+// names it in the notes.
+func TextOf(content, disp string) TextFile {
+	size := int64(len(content))
+	if isBinary([]byte(content[:min(len(content), sniffLen)])) {
+		return TextFile{Binary: true, Size: size}
+	}
+	rd, _ := readLines(strings.NewReader(content), 0, 0) // a strings.Reader never fails
+	return TextFile{Text: rd.body(disp), Lines: rd.total, Size: size}
+}
+
 // SizeText writes a byte count as the tools do: 512 bytes, 12.3 KB.
 func SizeText(n int64) string { return formatSize(n) }
