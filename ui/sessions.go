@@ -76,7 +76,7 @@ func SessionTable(w io.Writer, list []sessions.Summary, how SessionList, f Fit) 
 		}
 		used := ""
 		if !x.UpdatedAt.IsZero() {
-			used = agoShort(how.Now.Sub(x.UpdatedAt))
+			used = AgoShort(how.Now.Sub(x.UpdatedAt))
 		}
 		row = append(row, x.ID, used, string(x.Status), strconv.Itoa(x.Prompts))
 		if !how.OneDir {
@@ -95,9 +95,9 @@ func SessionTable(w io.Writer, list []sessions.Summary, how SessionList, f Fit) 
 	return t.Write(w, f)
 }
 
-// agoShort is ago in a table's few columns: "now", "5m ago", "3h ago",
-// "2d ago".
-func agoShort(d time.Duration) string {
+// AgoShort says how long ago something was in a few columns (a table's,
+// a phone's): "now", "5m ago", "3h ago", "2d ago"; ago says it in words.
+func AgoShort(d time.Duration) string {
 	switch {
 	case d < time.Minute:
 		return "now"
