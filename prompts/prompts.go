@@ -129,3 +129,27 @@ func CutOff(empty bool) string {
 	}
 	return "Your reply was cut off (the server's output limit was reached) before it was complete. Reply again, shorter: one tool, and split large files into several steps."
 }
+
+// JSONTool is a tool as the JSON form has it: its name and its fields, in
+// order.
+type JSONTool struct {
+	Name   string
+	Fields []JSONField
+}
+
+// JSONField is a field of a JSONTool.
+type JSONField struct {
+	Name     string
+	Optional bool
+}
+
+// JSONForm tells the model to answer in the JSON form of the template
+// (SPEC §18) and shows it, with each tool's fields and the most calls a
+// reply holds. It goes with every request that carries the JSON form, in
+// the messages: the system prompt stays as it is.
+func JSONForm(tools []JSONTool, maxCalls int) string {
+	return render("json", struct {
+		Tools    []JSONTool
+		MaxCalls int
+	}{tools, maxCalls})
+}
