@@ -89,7 +89,7 @@ func rootFlags() []cli.Flag {
 		&cli.StringFlag{Name: "profile", Usage: "use the model profile `NAME` of config.json\n\t(overrides DEV_PROFILE)"},
 		&cli.StringFlag{Name: "approval", Usage: "what to ask first: `MODE` auto (nothing), edits\n\t(commands) or ask (commands and file changes)"},
 		&cli.StringFlag{Name: "sandbox", Usage: "`MODE` off, or workspace: commands may write only\n\tin the project, temp and caches (Linux Landlock)"},
-		&cli.StringFlag{Name: "constrain", Usage: "`MODE` auto (llama.cpp and vLLM), on or off: have\n\tthe server shape replies to dev's template"},
+		&cli.StringFlag{Name: "constrain", Usage: "`MODE` auto (each server dev recognises, in its\n\tform), on, json (the JSON form) or off: have the\n\tserver shape replies to dev's template"},
 		&cli.StringFlag{Name: "cwd", Aliases: []string{"C"}, Usage: "work in `DIR` instead of the current directory"},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "show each step in boxes: whole tool inputs and\n\toutputs, reasoning, audit details"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "show only status lines and the answer"},
