@@ -30,6 +30,7 @@ import (
 
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/llm/llmtest"
+	"github.com/devagent/dev/sessions"
 )
 
 // script is the repository's server script, relative to this package.
@@ -304,7 +305,8 @@ type record struct {
 	CachedTokens     *int   `json:"cachedTokens"`
 	DurationMs       int64  `json:"durationMs"`
 	FormatError      bool   `json:"formatError"`
-	Constrained      bool   `json:"constrained"`
+	// Constrained is the form of the shape the request carried.
+	Constrained sessions.Constrained `json:"constrained"`
 }
 
 // minReuse is the smallest share of a worker request's prompt that the
