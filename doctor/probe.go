@@ -223,7 +223,7 @@ func (d *doctor) probeRoles(ctx context.Context) {
 
 // shapeTokens are enough tokens for the nonce, and for a server that
 // ignores the shape to show it.
-const shapeTokens = 32
+const shapeTokens = 48
 
 // probeShapes sends each form of shape with a grammar or a schema that
 // allows the nonce alone (SPEC §18): a reply that is exactly the nonce

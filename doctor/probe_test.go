@@ -77,7 +77,7 @@ func TestProbeRequests(t *testing.T) {
 	want := []struct {
 		roles     string
 		maxTokens float64
-	}{{"user", 1}, {"system,user,assistant,user", 1}, {"user", 32}, {"user", 32}, {"system,user", 4096}}
+	}{{"user", 1}, {"system,user,assistant,user", 1}, {"user", 48}, {"user", 48}, {"system,user", 4096}}
 	for i, r := range reqs {
 		if got := roles(r); got != want[i].roles {
 			t.Errorf("request %d roles %s, want %s", i, got, want[i].roles)
