@@ -20,7 +20,7 @@ import (
 // that starts the server, the environment it exports, the line that makes
 // the project, and the dev run.
 type quickStart struct {
-	start   []string // the script's arguments
+	start   []string // the script's arguments: start, then its options
 	env     []string // NAME=value
 	project string   // a shell line
 	run     []string // dev's arguments
@@ -85,7 +85,7 @@ func TestQuickStartAsWritten(t *testing.T) {
 	lockRepeatable(t)
 	qs := readQuickStart(t)
 	port := fmt.Sprint(freePort(t))
-	args := append([]string{script, "start"}, qs.start...)
+	args := append([]string{script}, qs.start...)
 	for i := range args {
 		if i > 0 && args[i-1] == "--port" {
 			args[i] = port
