@@ -330,11 +330,11 @@ func (d *doctor) protocolExchange(ctx context.Context, plan shape.Request) excha
 	d.capped = plan.ReplyCap
 	p := plan.Params
 	p.MaxTokens = intPtr(plan.ReplyCap)
-	last := history.Request(request)
-	if plan.Note != "" {
-		last.Content += "\n\n" + plan.Note
+	msgs := []llm.Message{{Role: llm.RoleSystem, Content: system}}
+	if plan.Note != "" { // as a run's request has it
+		msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: plan.Note})
 	}
-	req := llm.Request{Params: p, Messages: []llm.Message{{Role: llm.RoleSystem, Content: system}, last}}
+	req := llm.Request{Params: p, Messages: append(msgs, history.Request(request))}
 	return d.exchange(ctx, d.timeouts.Protocol, req)
 }
 

@@ -149,9 +149,10 @@ func TestConstrainOnAndOff(t *testing.T) {
 }
 
 // constrain json sends the JSON form to any server, every request, the
-// model told so in the messages from the start, the system prompt as it
-// is; a reply in the JSON form is the template before the history, the
-// session, --json and the transcript see it (SPEC §18).
+// model told so in the messages from the start (after the system prompt,
+// which stays as it is, so that the prompt prefix stays cached); a reply
+// in the JSON form is the template before the history, the session,
+// --json and the transcript see it (SPEC §18).
 func TestConstrainJSON(t *testing.T) {
 	w := newWorld(t, map[string]any{"constrain": "json"})
 	w.srv.Script(
@@ -167,8 +168,8 @@ func TestConstrainJSON(t *testing.T) {
 		if req.Schema == "" || req.Grammar != "" {
 			t.Errorf("request %d carried no JSON form", i)
 		}
-		if !strings.Contains(lastUser(req), "Answer with one JSON object and nothing else") {
-			t.Errorf("request %d does not tell the model of the JSON form:\n%s", i, lastUser(req))
+		if len(req.Messages) < 2 || !strings.HasPrefix(req.Messages[1].Content, "Answer with one JSON object and nothing else") {
+			t.Errorf("request %d does not tell the model of the JSON form after the system prompt:\n%+v", i, req.Messages)
 		}
 		if !isAudit(req) {
 			worker = append(worker, req)
@@ -176,6 +177,13 @@ func TestConstrainJSON(t *testing.T) {
 	}
 	if worker[0].Messages[0].Content != worker[1].Messages[0].Content || strings.Contains(worker[0].Messages[0].Content, "JSON object") {
 		t.Error("the system prompt changed, or holds the JSON form")
+	}
+	// Each request's prompt is the last one's and more: the server's
+	// prompt cache keeps it all, the note included.
+	for i, m := range worker[0].Messages {
+		if worker[1].Messages[i] != m {
+			t.Errorf("message %d of the first request changed in the second: %q", i, m.Content)
+		}
 	}
 	s := w.onlySession()
 	for i, rec := range s.Requests {
@@ -207,7 +215,8 @@ func TestConstrainJSON(t *testing.T) {
 
 // With constrain auto, Ollama gets the JSON form on the retry after a
 // format error and on every later request of the run, the auditor's too;
-// the model is told so in the messages from the format error on.
+// the model is told so in the messages from the format error on, the
+// system prompt unchanged.
 func TestOllamaTurnsToJSONAfterAMiss(t *testing.T) {
 	w := newWorld(t, nil)
 	w.srv.Impersonate(llmtest.Ollama, 32768)
@@ -225,7 +234,7 @@ func TestOllamaTurnsToJSONAfterAMiss(t *testing.T) {
 		t.Fatalf("%d requests, the first with a schema %v", len(reqs), reqs[0].Schema != "")
 	}
 	for i, req := range reqs[1:] {
-		if req.Schema == "" || !strings.Contains(lastUser(req), "Answer with one JSON object") {
+		if req.Schema == "" || len(req.Messages) < 2 || !strings.HasPrefix(req.Messages[1].Content, "Answer with one JSON object") {
 			t.Errorf("request %d after the miss lacks the JSON form or its note", i+1)
 		}
 		if req.Messages[0].Content != reqs[0].Messages[0].Content && !isAudit(req) {

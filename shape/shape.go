@@ -92,9 +92,10 @@ type Request struct {
 	// schema; empty for the other forms.
 	Grammar string
 	Schema  []byte
-	// Note is what the model is told of the JSON form, added to the
-	// request's last message while the form is sent (never to the system
-	// prompt, whose prefix the server keeps cached); "" with another form.
+	// Note is what the model is told of the JSON form while the form is
+	// sent, a message of its own after the system prompt (never in it, and
+	// before the history, so that the server's prompt cache keeps it); ""
+	// with another form.
 	Note string
 }
 

@@ -330,8 +330,11 @@ func TestIgnoredGrammarFallsBackToJSON(t *testing.T) {
 		t.Error("the system prompt changed")
 	}
 	last := second.Messages[len(second.Messages)-1].Content
-	if !strings.HasPrefix(last, "Your reply could not be used") || !strings.Contains(last, `"calls": [{"tool": "TOOL_NAME"`) || strings.Contains(last, "Answer with the template only") {
-		t.Errorf("the format error shows the JSON form, not the template's outline:\n%s", last)
+	if !strings.HasPrefix(last, "Your reply could not be used") || strings.Contains(last, "Answer with the template only") {
+		t.Errorf("the format error shows the template's outline, while the JSON form is sent:\n%s", last)
+	}
+	if note := second.Messages[1]; note.Role != llm.RoleUser || !strings.Contains(note.Content, `"calls": [{"tool": "TOOL_NAME"`) {
+		t.Errorf("the model is not told of the JSON form after the system prompt: %+v", note)
 	}
 	// The JSON reply is the template before the history sees it.
 	if h := c.State.History[len(c.State.History)-1].Content; !strings.HasPrefix(h, "# Agent Response\n\n## Thoughts\nDone.") || !strings.Contains(h, "## Tool Choice\nDONE\n\n## Tool Input\nhi") {
@@ -358,12 +361,14 @@ func TestIgnoredJSONForm(t *testing.T) {
 		t.Errorf("records constrained %q", got)
 	}
 	// With the JSON form sent from the start, every request tells the
-	// model of it at the end of its messages.
-	if last := s.requests[0].Messages[1].Content; !strings.HasPrefix(last, "do it\n\nAnswer with one JSON object") {
-		t.Errorf("the first request's last message: %q", last)
+	// model of it, in a message after the system prompt.
+	if note := s.requests[0].Messages[1]; note.Role != llm.RoleUser || !strings.HasPrefix(note.Content, "Answer with one JSON object") {
+		t.Errorf("the first request's note: %+v", note)
 	}
-	if last := s.requests[1].Messages; strings.Contains(last[len(last)-1].Content, "JSON") {
-		t.Error("the note went on without the JSON form")
+	for _, m := range s.requests[1].Messages {
+		if strings.Contains(m.Content, "JSON object") {
+			t.Error("the note went on without the JSON form")
+		}
 	}
 }
 
@@ -384,8 +389,20 @@ func TestAutoOnOllamaTurnsToJSONAfterAMiss(t *testing.T) {
 		t.Error("the first request carried the JSON form")
 	}
 	for i, r := range s.requests[1:] {
-		if r.Schema == nil || r.Messages[0].Content != "SYSTEM" || !strings.Contains(r.Messages[len(r.Messages)-1].Content, "Answer with one JSON object") {
+		if r.Schema == nil || r.Messages[0].Content != "SYSTEM" || !strings.Contains(r.Messages[1].Content, "Answer with one JSON object") {
 			t.Errorf("request %d lacks the JSON form or its note", i+1)
+		}
+	}
+	// From the JSON form on, each request's prompt is the last one's and
+	// more: the server's prompt cache keeps it all.
+	third, second := s.requests[2].Messages, s.requests[1].Messages
+	kept := second[:len(second)-2] // the failed attempt and its error leave once a reply parses
+	if len(third) <= len(kept) {
+		t.Fatalf("the third request has %d messages, the second %d", len(third), len(second))
+	}
+	for i := range kept {
+		if third[i] != second[i] {
+			t.Errorf("message %d changed between the second and the third request: %q, then %q", i, second[i].Content, third[i].Content)
 		}
 	}
 	if got := formsOf(c); !slices.Equal(got, []sessions.Constrained{"", "json", "json"}) {

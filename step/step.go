@@ -358,20 +358,22 @@ func received(agent event.Agent, usage *llm.Usage, promptEstimate, replyChars in
 	return event.ReplyReceived{Agent: agent, PromptTokens: promptEstimate, CompletionTokens: compress.Tokens(replyChars), Estimated: true}
 }
 
-// request is the next chat request of plan: the system prompt, then the
-// history, the last message followed by what the model is told of the
-// JSON form while it is sent (the system prompt, whose prefix the server
-// keeps cached, never changes).
+// request is the next chat request of plan: the system prompt, what the
+// model is told of the JSON form while it is sent, then the history. The
+// note comes in the messages, never in the system prompt, and before the
+// history, where it stays put: each request's prompt is the last one's
+// and more, so the server's prompt cache keeps all of it (at the end of
+// the last message, it would be processed again at every step).
 func (c *Conversation) request(plan shape.Request) llm.Request {
-	msgs := make([]llm.Message, 0, len(c.State.History)+1+len(c.Example))
+	msgs := make([]llm.Message, 0, len(c.State.History)+2+len(c.Example))
 	msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: c.System})
+	if plan.Note != "" {
+		msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: plan.Note})
+	}
 	if c.showExample {
 		msgs = append(msgs, c.Example...)
 	}
 	msgs = append(msgs, c.State.History...)
-	if last := len(msgs) - 1; plan.Note != "" && last > 0 {
-		msgs[last].Content += "\n\n" + plan.Note
-	}
 	return llm.Request{Params: plan.Params, Messages: msgs, LessThinking: c.lessThinking}
 }
 
