@@ -98,9 +98,13 @@ func TestStrictTemplateAcceptsEveryRequestShape(t *testing.T) {
 		fmt.Fprintf(&notes, "note %03d: the build step copies files into place\n", i)
 	}
 	w.write("notes.txt", notes.String())
+	// The format errors are replies cut at their cap: one outside the
+	// template would show a server that ignored the grammar, and dev would
+	// send no more (SPEC §18).
+	cut := llmtest.Response{Content: "# Agent Response\n\n## Thoughts\nI will read the notes", FinishReason: "length"}
 	g.Script(
-		llmtest.Response{Content: "Sure! I will read the notes first."}, // not the template: a format error
-		llmtest.Response{Content: "Reading the notes now."},             // a second one: the example is shown
+		cut, // a format error
+		cut, // a second one: the example is shown
 		reply("Read the notes.", "READ_FILE", "notes.txt"),
 		llmtest.Response{Content: "The notes list 400 build steps; the user wants a one-line summary in summary.txt."}, // the summary
 		reply("Write the summary.", "WRITE_FILE", "\"summary.txt\"\n```\n400 notes about the build step.\n```"),
