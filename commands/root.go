@@ -98,7 +98,7 @@ func rootFlags() []cli.Flag {
 		&cli.StringFlag{Name: "profile", Usage: "use the model profile `NAME` of config.json (overrides DEV_PROFILE)"},
 		&cli.StringFlag{Name: "approval", Usage: "what to ask first: `MODE` auto (nothing), edits (commands), ask (commands and file changes), or plan (only read, and answer with a plan)"},
 		&cli.StringFlag{Name: "sandbox", Usage: "`MODE` off, or workspace: commands may write only in the project, temp and caches (Linux Landlock)"},
-		&cli.StringFlag{Name: "constrain", Usage: "`MODE` auto (llama.cpp and vLLM), on or off: have the server shape replies to dev's template"},
+		&cli.StringFlag{Name: "constrain", Usage: "`MODE` auto (each server dev recognises, in its form), on, json (the JSON form) or off: have the server shape replies to dev's template"},
 		&cli.StringFlag{Name: "cwd", Aliases: []string{"C"}, Usage: "work in `DIR` instead of the current directory"},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "show each step in boxes: whole tool inputs and outputs, reasoning, audit details"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "show only status lines and the answer"},
