@@ -143,6 +143,7 @@ func Init() string { return render("init.md", nil) }
 
 // CarryOut is the request that follows a plan the user approved.
 func CarryOut(plan string) string { return render("carry_out.md", strings.TrimSpace(plan)) }
+
 // JSONTool is a tool as the JSON form has it: its name and its fields, in
 // order.
 type JSONTool struct {

@@ -104,6 +104,7 @@ type Request struct {
 
 // PartialMax bounds the partial reply a request record keeps.
 const PartialMax = 64 << 10
+
 // Constrained is the form of the shape a request carried: "grammar",
 // "json", or none, written false. Sessions of earlier versions wrote true
 // for the grammar, the one form they knew.
