@@ -5,7 +5,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"time"
 
 	"github.com/devagent/dev/ignore"
@@ -45,7 +44,7 @@ func SurveyDir(ctx context.Context, workDir string, opts Options) (Survey, error
 	sv.WatchLimit, sv.WatchWhy = watchLimit()
 	fsys, start, rules := ignore.Open(s.workDir)
 	sc := &scanner{s: s, ign: &ignoreBase{fsys: fsys, start: start, comps: ignore.Components(start), rules: rules},
-		old: index{}, when: s.now(), lazy: true, dry: true, spare: make(chan struct{}, runtime.GOMAXPROCS(0)-1)}
+		old: index{}, when: s.now(), lazy: true, dry: true}
 	begin := time.Now()
 	root := &dirNode{}
 	err = sc.walk(ctx, root, s.workDir, rules, nil)
