@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/devagent/dev/bgproc"
+	"github.com/devagent/dev/capture"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/shell"
 )
@@ -23,7 +25,7 @@ func (CommandTool) Doc() Doc {
 	return describe(Command, "command", parser.InputCommand, ReachAnything, struct {
 		Shell          string
 		HeadKB, TailKB int
-	}{shellName(), OutputHead >> 10, OutputTail >> 10})
+	}{bgproc.Shell, capture.OutputHead >> 10, capture.OutputTail >> 10})
 }
 
 // commandArg is the command: the raw text, or the content of the code block
@@ -56,7 +58,7 @@ func (t CommandTool) Run(ctx context.Context, env *Env, input string) Result {
 	if rest, ok := shell.Background(command); ok {
 		j.command, j.background = rest, true
 	}
-	return newRunner(env).run(ctx, j)
+	return runCommand(ctx, env, j)
 }
 
 // CommandText is the command a COMMAND input holds, as COMMAND runs it.

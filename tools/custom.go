@@ -2,10 +2,11 @@ package tools
 
 import (
 	"context"
-	"github.com/devagent/dev/parser"
-	"github.com/devagent/dev/textfmt"
 	"strings"
 	"time"
+
+	"github.com/devagent/dev/parser"
+	"github.com/devagent/dev/textfmt"
 )
 
 // CustomSpec is a custom tool as the configuration describes it ("tools",
@@ -68,5 +69,5 @@ func (t CustomTool) Run(ctx context.Context, env *Env, input string) Result {
 	if len(input) <= maxInputVariable {
 		j.env = []string{InputVariable + "=" + input}
 	}
-	return newRunner(env).run(ctx, j)
+	return runCommand(ctx, env, j)
 }

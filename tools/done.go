@@ -3,9 +3,10 @@ package tools
 import (
 	"context"
 	"fmt"
+	"strings"
+
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/textfmt"
-	"strings"
 )
 
 // Done is the tool's name, as the protocol spells it.

@@ -120,7 +120,7 @@ func (FindAndReplaceTool) Run(ctx context.Context, env *Env, input string) Resul
 	case info.IsDir():
 		return r.fail(fmt.Sprintf("%s is a directory, not a file.", disp))
 	case info.Size() > MaxEditBytes:
-		return r.fail(fmt.Sprintf("%s is %s, more than the %d MB this tool edits; use COMMAND (e.g. sed) instead.", disp, formatSize(info.Size()), MaxEditBytes>>20))
+		return r.fail(fmt.Sprintf("%s is %s, more than the %d MB this tool edits; use COMMAND (e.g. sed) instead.", disp, textfmt.Size(info.Size()), MaxEditBytes>>20))
 	}
 	data, err := os.ReadFile(abs)
 	if err != nil {

@@ -3,8 +3,9 @@ package tools
 import (
 	"context"
 	"fmt"
-	"github.com/devagent/dev/parser"
 	"strings"
+
+	"github.com/devagent/dev/parser"
 
 	"github.com/devagent/dev/bgproc"
 )

@@ -3,9 +3,10 @@ package tools
 import (
 	"context"
 	"fmt"
+	"strings"
+
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/textfmt"
-	"strings"
 )
 
 // ListBackground is the tool's name, as the protocol spells it.
@@ -41,7 +42,7 @@ func (ListBackgroundTool) Run(_ context.Context, env *Env, _ string) Result {
 	for _, i := range list {
 		fmt.Fprintf(&b, "%s (%s", i.ID, procState(i))
 		if i.Unread > 0 {
-			fmt.Fprintf(&b, ", %s unread", formatSize(i.Unread))
+			fmt.Fprintf(&b, ", %s unread", textfmt.Size(i.Unread))
 		}
 		fmt.Fprintf(&b, "): %s\n", textfmt.Summary(i.Command, 100))
 	}

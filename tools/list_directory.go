@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/devagent/dev/parser"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/devagent/dev/parser"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -66,7 +67,7 @@ func (t ListDirectoryTool) Run(ctx context.Context, env *Env, input string) Resu
 		disp := display(env.Dir, abs)
 		r.Attrs = [][2]string{{"path", disp}}
 		r.OK = true
-		r.Output = fmt.Sprintf("%s is a file (%s), not a directory; use READ_FILE to read it.", disp, formatSize(info.Size()))
+		r.Output = fmt.Sprintf("%s is a file (%s), not a directory; use READ_FILE to read it.", disp, textfmt.Size(info.Size()))
 		return r
 	case err == nil:
 		return listTree(ctx, env, abs, r)

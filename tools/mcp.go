@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/devagent/dev/textfmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/devagent/dev/capture"
+	"github.com/devagent/dev/textfmt"
 
 	"github.com/devagent/dev/mcp"
 	"github.com/devagent/dev/parser"
@@ -170,9 +172,9 @@ func (m MCPTool) Run(ctx context.Context, env *Env, input string) Result {
 	if err != nil {
 		return r.fail(err.Error() + ".")
 	}
-	out := newOutput(env.OutputDir, env.Spills)
+	out := capture.New(env.OutputDir, env.Spills)
 	_, _ = out.Write([]byte(renderContent(res)))
-	out.close()
+	out.Close()
 	if res.IsError {
 		return r.fail(fmt.Sprintf("%s reported an error:\n%s", name, out.String()))
 	}
@@ -208,7 +210,7 @@ func sizeOf(n int64) string {
 	if n < 0 {
 		return ""
 	}
-	return formatSize(n)
+	return textfmt.Size(n)
 }
 
 // paren writes the non-empty items as " (a, b)".

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/devagent/dev/capture"
 	"github.com/devagent/dev/mcp"
 	"github.com/devagent/dev/mcp/mcptest"
 )
@@ -136,7 +137,7 @@ func TestMCPToolLongOutputIsCut(t *testing.T) {
 	env.CommandTimeout = 5 * time.Second
 	long := strings.Repeat("0123456789abcdef\n", 4000)
 	r := mcpTools(t)["test.echo"].Run(context.Background(), env, `{"text": "`+strings.ReplaceAll(long, "\n", `\n`)+`"}`)
-	if !r.OK || len(r.Output) > OutputHead+OutputTail+300 || !strings.Contains(r.Output, "full output saved in "+env.OutputDir) {
+	if !r.OK || len(r.Output) > capture.OutputHead+capture.OutputTail+300 || !strings.Contains(r.Output, "full output saved in "+env.OutputDir) {
 		t.Errorf("OK %v, %d bytes: %q", r.OK, len(r.Output), r.Output[:min(200, len(r.Output))])
 	}
 }

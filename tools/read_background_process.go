@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+
 	"github.com/devagent/dev/parser"
 
 	"github.com/devagent/dev/bgproc"

@@ -6,14 +6,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/devagent/dev/parser"
-	"github.com/devagent/dev/textfmt"
 	"io"
 	"os"
 	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/devagent/dev/parser"
+	"github.com/devagent/dev/textfmt"
 )
 
 // ReadFile is the tool's name, as the protocol spells it.
@@ -142,7 +143,7 @@ func (ReadFileTool) Run(ctx context.Context, env *Env, input string) Result {
 	}
 	if isBinary(head) {
 		return r.fail(fmt.Sprintf("%s is a binary file (%s); READ_FILE shows text only. Inspect it with COMMAND instead (e.g. `file`, `xxd | head`).",
-			disp, formatSize(info.Size())))
+			disp, textfmt.Size(info.Size())))
 	}
 	rd, err := readLines(f, from, to)
 	if err != nil {
@@ -344,6 +345,3 @@ func TextOf(content, disp string) TextFile {
 	rd, _ := readLines(strings.NewReader(content), 0, 0) // a strings.Reader never fails
 	return TextFile{Text: rd.body(disp), Lines: rd.total, Size: size}
 }
-
-// SizeText writes a byte count as the tools do: 512 bytes, 12.3 KB.
-func SizeText(n int64) string { return formatSize(n) }

@@ -3,8 +3,9 @@ package tools
 import (
 	"context"
 	"fmt"
-	"github.com/devagent/dev/parser"
 	"strings"
+
+	"github.com/devagent/dev/parser"
 )
 
 // ToolHelp is the name of the tool that documents the others.

@@ -5,9 +5,10 @@ package tools
 
 import (
 	"context"
-	"github.com/devagent/dev/parser"
-	"os/exec"
 	"time"
+
+	"github.com/devagent/dev/capture"
+	"github.com/devagent/dev/parser"
 
 	"github.com/devagent/dev/bgproc"
 	"github.com/devagent/dev/guard"
@@ -25,7 +26,7 @@ type Env struct {
 	// secrets in the files as they are written and keeps the files under
 	// SessionSpillMax in all. Nil: the files are written as printed, each
 	// capped alone.
-	Spills *Spills
+	Spills *capture.Spills
 	// Ask puts a question to the user (interactive mode only).
 	Ask func(ctx context.Context, question string) (string, error)
 	// Background takes over commands still running after CommandTimeout and
@@ -41,35 +42,20 @@ type Env struct {
 	WritableRoots []string
 	// Sandbox, when set, confines every command the tools start and all
 	// its descendants (config sandbox: workspace).
-	Sandbox Sandbox
+	Sandbox bgproc.Sandbox
 	// Approve is asked before a command starts or a file changes (approval
 	// modes); nil approves everything. Refused actions are not done.
 	Approve func(ctx context.Context, a Action) Verdict
 	// Groups marks and records every command as it starts (a
 	// *reaper.Reaper), so that none outlives dev, not even when dev is
 	// killed. Nil: neither.
-	Groups Groups
+	Groups bgproc.Groups
 	// Live, when set, receives what a foreground command prints as it
 	// prints it (stdout and stderr, in order), until the command ends or
 	// moves to the background: the terminal shows it while it runs. It is
 	// called from the goroutine reading the command's output, so it must
 	// not block; the bytes are only valid during the call.
 	Live func(p []byte)
-}
-
-// Groups marks the processes of commands and records their groups.
-type Groups interface {
-	// Env is added to every command's environment: the mark by which what
-	// a command started is found, whatever group it moves to.
-	Env() []string
-	// Record notes the group led by pid, a command just started.
-	Record(pid int) error
-}
-
-// Sandbox confines a command before it starts (a *sandbox.Sandbox): it
-// rewrites cmd so that the program runs under the confinement, or fails.
-type Sandbox interface {
-	Wrap(cmd *exec.Cmd) error
 }
 
 // Background keeps processes running past their foreground command (a

@@ -3,13 +3,14 @@ package tools
 import (
 	"context"
 	"fmt"
-	"github.com/devagent/dev/textfmt"
 	"io/fs"
 	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/devagent/dev/textfmt"
 
 	"github.com/devagent/dev/ignore"
 )

@@ -6,6 +6,7 @@ import (
 
 	"github.com/fatih/color"
 
+	"github.com/devagent/dev/capture"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/textfmt"
 	"github.com/devagent/dev/tools"
@@ -68,7 +69,7 @@ func (t *Terminal) calmResult(input string, r tools.Result) {
 		summary = textfmt.FirstLine(r.Summary)
 	}
 	t.toolLine(mark, c, r.Tool, summary, why)
-	cut, isCut := tools.CutOf(r.Output)
+	cut, isCut := capture.CutOf(r.Output)
 	if !r.OK {
 		t.lastLines(r.Output, cut.Note)
 	}
@@ -152,7 +153,7 @@ func (t *Terminal) lastLines(output, note string) {
 
 // cutText says what the model did not see of an output cut for it, and
 // where the whole output is.
-func (t *Terminal) cutText(c tools.Cut) string {
+func (t *Terminal) cutText(c capture.Cut) string {
 	s := fmt.Sprintf("%s %s (%s) not sent to the model", t.sym.ellipsis, textfmt.Count(c.Lines, "line"), c.Size)
 	if c.Path == "" {
 		return s + "; the whole output could not be saved"
