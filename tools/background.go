@@ -26,11 +26,15 @@ func procID(input string) string {
 	return textfmt.Summary(strings.Trim(strings.TrimSpace(input), "\"'`"), 40)
 }
 
-func checkProcID(tool, example, input string) error {
-	if strings.TrimSpace(input) == "" {
-		return fmt.Errorf("%s needs the id of a background process, e.g.:\n%s\nLIST_BACKGROUND_PROCESSES lists them", tool, example)
+// readProcID reads tool's input: the id of a background process (procID);
+// none is an error for the model.
+func readProcID(tool Tool) func(string) (string, error) {
+	return func(input string) (string, error) {
+		if strings.TrimSpace(input) == "" {
+			return "", fmt.Errorf("%s needs the id of a background process, e.g.:\n%s\nLIST_BACKGROUND_PROCESSES lists them", tool.Name(), tool.Doc().Example)
+		}
+		return procID(input), nil
 	}
-	return nil
 }
 
 // unknownProc is the error for an id when no manager runs.

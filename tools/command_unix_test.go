@@ -60,7 +60,7 @@ func TestCommandWorkingDirectory(t *testing.T) {
 		t.Errorf("%q, want %q", r.Output, want)
 	}
 	env.Dir = filepath.Join(env.Dir, "missing")
-	r = CommandTool{}.Run(context.Background(), env, "true")
+	r = runTool(t, CommandTool{}, env, "true")
 	if r.OK || r.Output != "Error: cannot run the command: the working directory "+env.Dir+" is missing or not a directory." {
 		t.Errorf("%q", r.Output)
 	}
@@ -118,7 +118,7 @@ func TestCommandInterrupted(t *testing.T) {
 		cancel()
 	}()
 	start := time.Now()
-	r := CommandTool{}.Run(ctx, env, "echo before; touch started; sleep 30")
+	r := runToolCtx(t, ctx, CommandTool{}, env, "echo before; touch started; sleep 30")
 	if elapsed := time.Since(start); elapsed > 5*time.Second {
 		t.Errorf("took %v", elapsed)
 	}
@@ -179,7 +179,7 @@ func TestCommandRecordsItsGroup(t *testing.T) {
 	t.Parallel()
 	groups := &recorded{}
 	env := &Env{Dir: t.TempDir(), CommandTimeout: time.Minute, Groups: groups}
-	r := CommandTool{}.Run(context.Background(), env, `echo "$$ $DEV_TEST_MARK"`)
+	r := runTool(t, CommandTool{}, env, `echo "$$ $DEV_TEST_MARK"`)
 	out, ok := strings.CutSuffix(strings.TrimPrefix(r.Output, "Command succeeded (exit code 0).\n"), " 42")
 	if !ok {
 		t.Errorf("the command's environment lacks the mark: %s", r.Output)

@@ -52,10 +52,11 @@ func (t CustomTool) Doc() Doc {
 }
 
 // Check implements Tool: any input will do, none included.
-func (CustomTool) Check(string) error { return nil }
+func (t CustomTool) Check(input string) (Checked, error) {
+	return Bind(input, AsWritten, t.run)
+}
 
-// Run implements Tool.
-func (t CustomTool) Run(ctx context.Context, env *Env, input string) Result {
+func (t CustomTool) run(ctx context.Context, env *Env, input string) Result {
 	j := job{tool: t.spec.Name, command: t.spec.Command, timeout: t.spec.Timeout, input: input, summary: t.spec.Command}
 	if s := strings.TrimSpace(input); s != "" {
 		j.summary = s

@@ -24,10 +24,11 @@ func (ListBackgroundTool) Doc() Doc {
 }
 
 // Check implements Tool: any input is accepted and ignored.
-func (ListBackgroundTool) Check(string) error { return nil }
+func (t ListBackgroundTool) Check(input string) (Checked, error) {
+	return Bind(input, AsWritten, t.run)
+}
 
-// Run implements Tool.
-func (ListBackgroundTool) Run(_ context.Context, env *Env, _ string) Result {
+func (ListBackgroundTool) run(_ context.Context, env *Env, _ string) Result {
 	res := Result{Tool: ListBackground, Summary: "background processes", OK: true}
 	if env.Background == nil {
 		res.Output = "No background processes."

@@ -44,22 +44,23 @@ func listArg(input string) string {
 // isGlob reports whether p holds doublestar meta characters.
 func isGlob(p string) bool { return strings.ContainsAny(p, "*?[{") }
 
-// Check implements Tool.
-func (ListDirectoryTool) Check(input string) error {
-	if p := listArg(input); isGlob(p) && !doublestar.ValidatePattern(filepath.ToSlash(p)) {
-		return fmt.Errorf("LIST_DIRECTORY: %q is not a valid glob (check the brackets and braces). Expected a path or a glob, e.g.:\n%s",
+// readList reads the input: the path or glob to list, a glob checked.
+func readList(input string) (string, error) {
+	p := listArg(input)
+	if isGlob(p) && !doublestar.ValidatePattern(filepath.ToSlash(p)) {
+		return "", fmt.Errorf("LIST_DIRECTORY: %q is not a valid glob (check the brackets and braces). Expected a path or a glob, e.g.:\n%s",
 			p, ListDirectoryTool{}.Doc().Example)
 	}
-	return nil
+	return p, nil
 }
 
-// Run implements Tool.
-func (t ListDirectoryTool) Run(ctx context.Context, env *Env, input string) Result {
-	arg := listArg(input)
+// Check implements Tool.
+func (t ListDirectoryTool) Check(input string) (Checked, error) {
+	return Bind(input, readList, t.run)
+}
+
+func (ListDirectoryTool) run(ctx context.Context, env *Env, arg string) Result {
 	r := Result{Tool: ListDirectory, Summary: arg}
-	if err := t.Check(input); err != nil {
-		return r.fail(err.Error())
-	}
 	abs := resolve(env.Dir, arg)
 	info, err := os.Stat(abs)
 	switch {

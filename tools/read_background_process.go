@@ -23,17 +23,12 @@ func (ReadBackgroundTool) Doc() Doc {
 }
 
 // Check implements Tool.
-func (ReadBackgroundTool) Check(input string) error {
-	return checkProcID(ReadBackground, ReadBackgroundTool{}.Doc().Example, input)
+func (t ReadBackgroundTool) Check(input string) (Checked, error) {
+	return Bind(input, readProcID(t), t.run)
 }
 
-// Run implements Tool.
-func (t ReadBackgroundTool) Run(_ context.Context, env *Env, input string) Result {
-	id := procID(input)
+func (ReadBackgroundTool) run(_ context.Context, env *Env, id string) Result {
 	res := Result{Tool: ReadBackground, Summary: id}
-	if err := t.Check(input); err != nil {
-		return res.fail(err.Error())
-	}
 	if env.Background == nil {
 		return res.fail(unknownProc(id).Error())
 	}

@@ -52,8 +52,8 @@ type job struct {
 const backgroundStart = time.Second
 
 // runCommand runs j in the foreground (bgproc.Foreground) and says what
-// came of it. SPEC §13 decides first, for every command alike: a denied command,
-// or one the user did not approve, never starts.
+// came of it. SPEC §13 decides first, for every command alike: a denied
+// command, or one the user did not approve, never starts.
 func runCommand(ctx context.Context, env *Env, j job) Result {
 	summary := j.summary
 	if summary == "" {

@@ -105,11 +105,41 @@ const (
 type Tool interface {
 	Name() string
 	Doc() Doc
-	// Check validates the input's shape before anything runs (e.g. WRITE_FILE
-	// without a code block). Its error message is written for the model.
-	Check(input string) error
-	Run(ctx context.Context, env *Env, input string) Result
+	// Check reads the input (the raw text of its `## Tool Input`
+	// section) before anything runs, and returns it as the tool's run
+	// takes it, bound to that run: the input is read once, here. Its
+	// error (e.g. WRITE_FILE without a code block) is written for the
+	// model.
+	Check(input string) (Checked, error)
 }
+
+// Checked is a tool's input as its Check read it, bound to the tool's
+// run: all the calls of a reply are checked before any runs.
+type Checked interface {
+	Run(ctx context.Context, env *Env) Result
+}
+
+// Bind reads input with read and binds what it read to run: what a
+// tool's Check returns, so that run takes the typed input and never the
+// text. A read that fails is the error for the model.
+func Bind[In any](input string, read func(string) (In, error), run func(context.Context, *Env, In) Result) (Checked, error) {
+	in, err := read(input)
+	if err != nil {
+		return nil, err
+	}
+	return bound[In]{in: in, run: run}, nil
+}
+
+type bound[In any] struct {
+	in  In
+	run func(context.Context, *Env, In) Result
+}
+
+func (b bound[In]) Run(ctx context.Context, env *Env) Result { return b.run(ctx, env, b.in) }
+
+// AsWritten reads an input as the model wrote it: for a tool that takes
+// any text (a custom tool's stdin) or none.
+func AsWritten(input string) (string, error) { return input, nil }
 
 // Result is the outcome of one tool call.
 type Result struct {
