@@ -1,6 +1,10 @@
-// Package tools implements the worker's tools: each takes the raw text of a
-// `## Tool Input` section and returns a Result for the model. Tools never
-// print; failures the model can fix are results with OK false, not Go errors.
+// Package tools implements the protocol's tools, one file each: its doc,
+// its input (the raw text of a `## Tool Input` section, read once by its
+// Check into the type its run takes), its run and the Result for the
+// model. Tools never print; failures the model can fix are results with OK
+// false, not Go errors. How a command runs is bgproc's (Foreground), and
+// what it prints, as kept for the model and on disk, is capture's; the
+// tools decide whether it may run (SPEC §13) and what the model is told.
 package tools
 
 import (
