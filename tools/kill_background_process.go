@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/devagent/dev/parser"
-
 	"github.com/devagent/dev/bgproc"
+	"github.com/devagent/dev/parser"
 )
 
 // KillBackground is the tool's name, as the protocol spells it.

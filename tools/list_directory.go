@@ -9,11 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/devagent/dev/parser"
-
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/devagent/dev/ignore"
+	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/textfmt"
 )
 

@@ -9,10 +9,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/devagent/dev/capture"
-	"github.com/devagent/dev/textfmt"
-
 	"github.com/devagent/dev/mcp"
 	"github.com/devagent/dev/parser"
+	"github.com/devagent/dev/textfmt"
 )
 
 // BriefLineMax bounds the line the system prompt gives an MCP tool ("- " +

@@ -3,9 +3,8 @@ package tools
 import (
 	"context"
 
-	"github.com/devagent/dev/parser"
-
 	"github.com/devagent/dev/bgproc"
+	"github.com/devagent/dev/parser"
 )
 
 // ReadBackground is the tool's name, as the protocol spells it.

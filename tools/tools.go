@@ -11,11 +11,10 @@ import (
 	"context"
 	"time"
 
-	"github.com/devagent/dev/capture"
-	"github.com/devagent/dev/parser"
-
 	"github.com/devagent/dev/bgproc"
+	"github.com/devagent/dev/capture"
 	"github.com/devagent/dev/guard"
+	"github.com/devagent/dev/parser"
 )
 
 // Env is what tools need from the run.

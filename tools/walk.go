@@ -10,9 +10,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/devagent/dev/textfmt"
-
 	"github.com/devagent/dev/ignore"
+	"github.com/devagent/dev/textfmt"
 )
 
 const (

@@ -4,12 +4,11 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/fatih/color"
-
 	"github.com/devagent/dev/capture"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/textfmt"
 	"github.com/devagent/dev/tools"
+	"github.com/fatih/color"
 )
 
 // The calm screen (SPEC §17), what normal mode shows of a step: a dim line

@@ -8,15 +8,14 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/fatih/color"
-	"github.com/rivo/uniseg"
-
 	"github.com/devagent/dev/audit"
 	"github.com/devagent/dev/capture"
 	"github.com/devagent/dev/event"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/textfmt"
 	"github.com/devagent/dev/tools"
+	"github.com/fatih/color"
+	"github.com/rivo/uniseg"
 )
 
 // Verbosity of the terminal renderer.
