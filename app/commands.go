@@ -48,15 +48,27 @@ func (a *App) SetAudit(policy string) error {
 	return nil
 }
 
-// DirSessions are the sessions of the working directory, newest first.
-func (a *App) DirSessions() ([]*sessions.Session, error) {
-	all, err := a.store.List()
+// DirSessions are the sessions of the working directory, newest first, as
+// lists show them.
+func (a *App) DirSessions() ([]sessions.Summary, error) {
+	return DirSessions(a.store, a.sess.WorkingDirectory)
+}
+
+// DirSessions are the sessions of the directory dir that can be read,
+// newest first, as lists show them: what /sessions, /resume and dev
+// --resume --pick list. Their summaries are read, not their histories.
+func DirSessions(store *sessions.Store, dir string) ([]sessions.Summary, error) {
+	all, err := store.Summaries()
 	if err != nil {
 		return nil, err
 	}
-	return slices.DeleteFunc(all, func(s *sessions.Session) bool {
-		return s.WorkingDirectory != a.sess.WorkingDirectory
-	}), nil
+	var out []sessions.Summary
+	for _, l := range all {
+		if l.Err == nil && l.WorkingDirectory == dir {
+			out = append(out, l.Summary)
+		}
+	}
+	return out, nil
 }
 
 // Resume moves to another session of the working directory, named by its

@@ -13,6 +13,8 @@ import (
 	"github.com/devagent/dev/checkpoints"
 	"github.com/devagent/dev/config"
 	"github.com/devagent/dev/event"
+	"github.com/devagent/dev/llm"
+	"github.com/devagent/dev/mention"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/sessions"
 	"github.com/devagent/dev/textfmt"
@@ -290,8 +292,27 @@ func (t *Timeline) Rewind(ctx context.Context, n int, filesOnly bool) (checkpoin
 	}
 	rec.Kept = transcript.Requests(t.sess.History)
 	rec.Undone = max(0, before-rec.Kept)
+	if rec.Undone > 0 { // what lists show of the session: the requests it holds now
+		t.sess.Prompts = max(0, t.sess.Prompts-rec.Undone)
+		t.sess.LastPrompt = lastPrompt(t.sess.History)
+	}
 	t.sess.Rewinds = append(t.sess.Rewinds, rec)
 	return r, t.store.Save(t.sess)
+}
+
+// lastPrompt is the last request a history holds, as typed ("" when it
+// holds none): the request of its last turn, or the one a compression's
+// summary goes on with.
+func lastPrompt(msgs []llm.Message) string {
+	turn, ok := transcript.Last(msgs)
+	if !ok {
+		return ""
+	}
+	if turn.Kind == transcript.TurnRequest {
+		return turn.Text
+	}
+	text, _ := mention.Split(turn.Request)
+	return text
 }
 
 // ParseNumber reads a checkpoint number as a user writes it.

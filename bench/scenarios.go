@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/devagent/dev/history"
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/llm/llmtest"
 	"github.com/devagent/dev/sessions"
@@ -31,6 +32,7 @@ func scenarios() []scenario {
 		devBenchScenario(1, j1, "dev's own time per task < 100 ms (median)"),
 		devBenchScenario(4, j1, "≤ 0.35× the wall time of -j 1; dev's own time per task < 100 ms (median)"),
 		fixABugKeptScenario(),
+		sessionsListScenario(),
 		hugeOutputScenario(),
 		bigTreeScenario(),
 		checkpointUnchangedScenario(),
@@ -199,11 +201,49 @@ func fixABugKeptScenario() scenario {
 	}
 }
 
-// keptSession is a finished session of 300 messages of about 2 KB.
+// keptSessions is how many sessions the sessions-list scenario keeps.
+const keptSessions = 500
+
+// sessionsListScenario is `dev sessions list` in a config directory that
+// keeps 500 sessions of 300 steps (345 MB): a user's months of work.
+func sessionsListScenario() scenario {
+	return scenario{
+		name:      "sessions-list",
+		title:     "`dev sessions list`, 500 sessions kept (345 MB)",
+		target:    "< 100 ms",
+		minWarmup: 2,
+		prepare: func(b *bench) (any, error) {
+			home := filepath.Join(b.tmp, "home-list")
+			store := sessions.NewStore(filepath.Join(home, "sessions"), nil)
+			for i := range keptSessions {
+				if err := store.Save(keptSession(fmt.Sprintf("%08d-0000-4000-8000-000000000000", i))); err != nil {
+					return nil, err
+				}
+			}
+			return home, nil
+		},
+		setup: func(w *world) ([]string, error) {
+			w.home = w.shared.(string)
+			return []string{"sessions", "list"}, nil
+		},
+		check: func(w *world, p *process) error {
+			// A header, then a row a session.
+			if rows := strings.Count(p.stdout, "\n") - 1; p.code != 0 || rows != keptSessions {
+				return fmt.Errorf("exit %d, %d rows, want %d: %s", p.code, rows, keptSessions, tail(p.stderr, 300))
+			}
+			return nil
+		},
+	}
+}
+
+// keptSession is a finished session of a request and 300 messages of
+// about 2 KB.
 func keptSession(id string) *sessions.Session {
 	line := "<tool_result tool=\"READ_FILE\" ok=\"true\" path=\"main.go\">\tfmt.Println(\"hello\") // a & b\n"
 	content := strings.Repeat(line, 2048/len(line)+1)[:2048]
-	sess := &sessions.Session{ID: id, WorkingDirectory: "/home/ann/project", OriginalPrompt: "an earlier task", Model: "mock-model", Status: sessions.Complete}
+	const task = "an earlier task"
+	sess := &sessions.Session{ID: id, WorkingDirectory: "/home/ann/project", OriginalPrompt: task, Prompts: 1, LastPrompt: task,
+		Model: "mock-model", Status: sessions.Complete, History: []llm.Message{history.Request(task)}}
 	for i := range 300 {
 		role := llm.RoleUser
 		if i%2 == 1 {

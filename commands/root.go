@@ -13,6 +13,7 @@ import (
 	"github.com/devagent/dev/event"
 	"github.com/devagent/dev/loop"
 	"github.com/devagent/dev/repl"
+	"github.com/devagent/dev/sessions"
 	"github.com/devagent/dev/ui"
 )
 
@@ -36,6 +37,7 @@ func newCLI(d *devCmd, help io.Writer) *cli.App {
 		UsageText: `dev                          interactive session in the current directory
 dev -p "prompt"              automated run: no questions, exits when done
 dev --resume [-p "…"]        continue the last session of this directory
+dev --resume --pick          choose the session to continue from a list
 dev --session <id> [-p …]    continue a session, or start one with that uuid
 dev sessions list            sessions, newest first
 dev sessions show <id>       a session's transcript as the terminal shows it
@@ -91,6 +93,7 @@ func rootFlags() []cli.Flag {
 		&cli.StringFlag{Name: "prompt", Aliases: []string{"p"}, Usage: "run `PROMPT` unattended and exit when done"},
 		&cli.BoolFlag{Name: "resume", Usage: "continue the last session used in this directory"},
 		&cli.StringFlag{Name: "session", Usage: "continue the session `ID` (a unique prefix will do), or create it with that uuid"},
+		&cli.BoolFlag{Name: "pick", Usage: "with --resume: choose the session to continue from a numbered list of this directory's"},
 		&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "use `MODEL` (overrides config and DEV_MODEL)"},
 		&cli.StringFlag{Name: "profile", Usage: "use the model profile `NAME` of config.json (overrides DEV_PROFILE)"},
 		&cli.StringFlag{Name: "approval", Usage: "what to ask first: `MODE` auto (nothing), edits (commands), ask (commands and file changes), or plan (only read, and answer with a plan)"},
@@ -126,6 +129,9 @@ func (d *devCmd) root(c *cli.Context) error {
 	automated := c.IsSet("prompt")
 	if automated && strings.TrimSpace(prompt) == "" {
 		return usagef("-p needs a prompt")
+	}
+	if err := d.pickUsage(c, automated); err != nil {
+		return err
 	}
 	if !automated && c.Bool("json") {
 		return usagef("--json needs -p: it describes an automated run")
@@ -194,6 +200,13 @@ func (d *devCmd) root(c *cli.Context) error {
 		opts.Ask = conversation.Ask
 		d.intr.OnForce(conversation.Restore)
 	}
+	if c.Bool("pick") {
+		id, err := d.pick(conversation, cfgDir, cwd)
+		if err != nil {
+			return err
+		}
+		opts.Resume, opts.SessionID = false, id
+	}
 	a, err := app.Open(opts)
 	if err != nil {
 		return err
@@ -223,4 +236,41 @@ func (d *devCmd) root(c *cli.Context) error {
 		return &ExitError{res.Code}
 	}
 	return nil
+}
+
+// pickUsage says why --pick cannot be used as given: it picks the session
+// --resume continues, by a number the user types at a terminal.
+func (d *devCmd) pickUsage(c *cli.Context, automated bool) error {
+	switch {
+	case !c.Bool("pick"):
+		return nil
+	case !c.Bool("resume"):
+		return usagef("--pick picks the session --resume continues: dev --resume --pick")
+	case automated:
+		return usagef("--pick asks which session to continue, and -p asks nothing: with -p, --resume continues the last session of this directory and --session ID another")
+	case !d.streams.InTTY:
+		return usagef("--pick asks which session to continue, and there is no terminal to answer on: --resume continues the last session of this directory, --session ID another")
+	}
+	return nil
+}
+
+// pick lists the sessions of dir, numbered, and returns the id of the one
+// the user picks. Nothing picked is a usage error (exit 2) and Ctrl+C an
+// interruption (exit 130), both already said.
+func (d *devCmd) pick(conversation *repl.REPL, configDir, dir string) (string, error) {
+	list, err := app.DirSessions(d.openStore(configDir), dir)
+	if err != nil {
+		return "", err
+	}
+	if len(list) == 0 {
+		return "", fmt.Errorf("nothing to resume in %s: %w", dir, sessions.ErrNoSession)
+	}
+	id, err := conversation.PickSession(list)
+	switch {
+	case err != nil:
+		return "", &ShownError{err}
+	case id == "":
+		return "", &ShownError{usagef("nothing resumed")}
+	}
+	return id, nil
 }

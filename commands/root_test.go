@@ -44,6 +44,10 @@ func TestRootUsageErrors(t *testing.T) {
 		{[]string{"-p", " "}, "-p needs a prompt"},
 		{[]string{"--json"}, "--json needs -p"},
 		{[]string{"-C", filepath.Join(h.cwd, "nowhere"), "-p", "x"}, "not a directory"},
+		{[]string{"--pick"}, "--pick picks the session --resume continues: dev --resume --pick"},
+		{[]string{"--resume", "--pick", "-p", "x"}, "--pick asks which session to continue, and -p asks nothing"},
+		// Without a terminal (stdin is not one here).
+		{[]string{"--resume", "--pick"}, "--pick asks which session to continue, and there is no terminal to answer on"},
 	} {
 		h.run(tt.args...).usage(t, tt.want)
 	}

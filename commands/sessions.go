@@ -37,7 +37,8 @@ func (d *devCmd) sessionsCommand() *cli.Command {
 }
 
 // sessionsList prints the sessions, newest first, those whose file cannot
-// be read as "unreadable" with why.
+// be read as "unreadable" with why. It reads their summaries, not their
+// histories.
 func (d *devCmd) sessionsList(c *cli.Context) error {
 	if err := noArgs(c, "dev sessions list", ""); err != nil {
 		return err
@@ -46,7 +47,7 @@ func (d *devCmd) sessionsList(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	entries, err := store.Entries()
+	listed, err := store.Summaries()
 	if err != nil {
 		return err
 	}
@@ -57,38 +58,41 @@ func (d *devCmd) sessionsList(c *cli.Context) error {
 			Status           string    `json:"status"`
 			WorkingDirectory string    `json:"workingDirectory"`
 			OriginalPrompt   string    `json:"originalPrompt"`
+			Prompts          int       `json:"prompts"`
+			LastPrompt       string    `json:"lastPrompt"`
 			TotalTokens      int       `json:"totalTokens"`
 			Cost             *float64  `json:"cost,omitempty"`
 			Error            string    `json:"error,omitempty"` // why an unreadable session cannot be read
 		}
-		rows := make([]row, 0, len(entries))
-		for _, e := range entries {
-			if x := e.Session; x != nil {
-				rows = append(rows, row{x.ID, x.UpdatedAt, string(x.Status), x.WorkingDirectory, x.OriginalPrompt, x.TotalTokens, x.Cost, ""})
-			} else {
-				rows = append(rows, row{ID: e.ID, UpdatedAt: e.ModTime.UTC(), Status: string(sessions.Unreadable), Error: e.Err.Error()})
+		rows := make([]row, 0, len(listed))
+		for _, l := range listed {
+			if l.Err != nil {
+				rows = append(rows, row{ID: l.ID, UpdatedAt: l.ModTime.UTC(), Status: string(sessions.Unreadable), Error: l.Err.Error()})
+				continue
 			}
+			rows = append(rows, row{l.ID, l.UpdatedAt, string(l.Status), l.WorkingDirectory, l.OriginalPrompt, l.Prompts, l.LastPrompt,
+				l.TotalTokens, l.Cost, ""})
 		}
 		enc := json.NewEncoder(d.streams.Out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rows)
 	}
-	if len(entries) == 0 {
+	if len(listed) == 0 {
 		fmt.Fprintln(d.streams.Err, "no sessions yet")
 		return nil
 	}
-	var list []*sessions.Session
-	for _, e := range entries {
-		if e.Session != nil {
-			list = append(list, e.Session)
-		} else {
-			// The why goes in the prompt column; dev sessions show <id>
+	list := make([]sessions.Summary, 0, len(listed))
+	for _, l := range listed {
+		if l.Err != nil {
+			// The why goes in the request's column; dev sessions show <id>
 			// prints it whole.
-			why := strings.TrimPrefix(e.Err.Error(), "session file "+e.Path+" is ")
-			list = append(list, &sessions.Session{ID: e.ID, UpdatedAt: e.ModTime, Status: sessions.Unreadable, OriginalPrompt: why})
+			why := strings.TrimPrefix(l.Err.Error(), "session file "+l.Path+" is ")
+			list = append(list, sessions.Summary{ID: l.ID, UpdatedAt: l.ModTime, Status: sessions.Unreadable, OriginalPrompt: why})
+			continue
 		}
+		list = append(list, l.Summary)
 	}
-	return ui.SessionTable(d.streams.Out, list, "", d.streams.OutFit())
+	return ui.SessionTable(d.streams.Out, list, ui.SessionList{Now: time.Now()}, d.streams.OutFit())
 }
 
 // sessionsShow prints one session's transcript as the terminal showed it;

@@ -122,6 +122,11 @@ func TestReadKinds(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			got := ReadMessage(tt.m)
+			// ReadTurnStart reads requests and summaries alike, and no other.
+			start, ok := ReadTurnStart(tt.m)
+			if isStart := got.Kind == KindRequest || got.Kind == KindSummary; ok != isStart || ok && !reflect.DeepEqual(start, got) {
+				t.Errorf("ReadTurnStart = %#v, %v", start, ok)
+			}
 			tt.want.Message = tt.m
 			if tt.want.Text == "" {
 				tt.want.Text = tt.m.Content

@@ -107,6 +107,19 @@ func ReadMessage(m llm.Message) Entry {
 	return e
 }
 
+// ReadTurnStart reads m when it starts a turn: a request (KindRequest)
+// or a compression's summary (KindSummary), read as ReadMessage reads
+// them; ok is false for any other message, which is not read further.
+// Counting a history's requests needs no more, and reading the results
+// of every step would cost more than decoding them (sessions' lists of
+// files of earlier versions).
+func ReadTurnStart(m llm.Message) (e Entry, ok bool) {
+	if m.Role != llm.RoleUser || !strings.HasPrefix(m.Content, requestTag) && !strings.HasPrefix(m.Content, summaryMark) {
+		return Entry{}, false
+	}
+	return ReadMessage(m), true
+}
+
 // toolNames are the tool names a stored reply calls: the line after each
 // Tool Choice heading of its normalised template. The tools a session
 // could call (custom and MCP tools among them) are not stored, and a

@@ -15,6 +15,7 @@ import (
 	"github.com/devagent/dev/event"
 	"github.com/devagent/dev/history"
 	"github.com/devagent/dev/llm"
+	"github.com/devagent/dev/mention"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/prompts"
 	"github.com/devagent/dev/redact"
@@ -182,6 +183,10 @@ func (l *Loop) Run(ctx context.Context, sess *sessions.Session, request string) 
 		// the request compression must never lose.
 		sess.OriginalPrompt = request
 	}
+	// What a list of sessions shows of it (SPEC §17), kept so that lists
+	// need not read histories: the requests made, the last as typed.
+	sess.Prompts++
+	sess.LastPrompt, _ = mention.Split(request)
 	if l.Checkpoints != nil {
 		l.Checkpoints.BeforeRequest(ctx)
 	}

@@ -537,3 +537,19 @@ func TestGrammarInEveryRequest(t *testing.T) {
 		}
 	}
 }
+
+// Each request counts in the session's Prompts, and the last one, as
+// typed (without the files its @ mentions attached), is its LastPrompt:
+// what lists of sessions show.
+func TestRequestsCounted(t *testing.T) {
+	t.Parallel()
+	f := newFixture(template("DONE", "one"), template("DONE", "two"))
+	f.run(t)
+	if f.sess.Prompts != 1 || f.sess.LastPrompt != "do it" {
+		t.Errorf("after a request: %d prompts, the last %q", f.sess.Prompts, f.sess.LastPrompt)
+	}
+	f.loop.Run(context.Background(), f.sess, "look at @a.go\n\n<file path=\"a.go\">\npackage a\n</file>")
+	if f.sess.Prompts != 2 || f.sess.LastPrompt != "look at @a.go" || f.sess.OriginalPrompt != "do it" {
+		t.Errorf("after a second: %d prompts, the last %q, the first %q", f.sess.Prompts, f.sess.LastPrompt, f.sess.OriginalPrompt)
+	}
+}

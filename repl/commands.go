@@ -43,7 +43,7 @@ type (
 	sessionSwitcher interface {
 		NewSession() error
 		Resume(id string) error
-		DirSessions() ([]*sessions.Session, error)
+		DirSessions() ([]sessions.Summary, error)
 	}
 	// modelSwitcher: /model.
 	modelSwitcher interface {
@@ -106,7 +106,7 @@ func commandsFor(r *REPL, a App) []Command {
 				Run: func(string) (string, error) { return "", s.NewSession() }},
 			Command{Name: "/sessions", Help: "the sessions of this directory, the current one marked *",
 				Run: func(string) (string, error) { return "", r.sessions(s) }},
-			Command{Name: "/resume", Args: "[ID]", Help: "switch to another session of this directory (a 6-character prefix of its id will do)",
+			Command{Name: "/resume", Args: "[ID]", Help: "switch to another session of this directory: pick it from a list, or name it (a 6-character prefix of its id will do)",
 				Run: func(arg string) (string, error) { return "", r.resume(s, arg) }})
 	}
 	if m, ok := a.(modelSwitcher); ok {
@@ -245,22 +245,34 @@ func (r *REPL) sessions(s sessionSwitcher) error {
 		return err
 	}
 	current := r.app.Session()
-	if !slices.ContainsFunc(list, func(s *sessions.Session) bool { return s.ID == current.ID }) {
-		list = append([]*sessions.Session{current}, list...)
+	if !slices.ContainsFunc(list, func(s sessions.Summary) bool { return s.ID == current.ID }) {
+		list = append([]sessions.Summary{current.Summary()}, list...)
 	}
 	list = list[:min(len(list), sessionsShown)]
-	return ui.SessionTable(r.streams.Err, list, current.ID, r.streams.ErrFit())
+	return ui.SessionTable(r.streams.Err, list, ui.SessionList{OneDir: true, Current: current.ID, Now: r.opts.Now()}, r.streams.ErrFit())
 }
 
+// resume switches to the session named, or without a name to the one
+// picked from the directory's others.
 func (r *REPL) resume(s sessionSwitcher, arg string) error {
-	if arg == "" {
-		if err := r.sessions(s); err != nil {
-			return err
-		}
-		r.say("/resume ID switches to one of them (the first 6 characters of its id will do).")
+	if arg != "" {
+		return s.Resume(arg)
+	}
+	list, err := s.DirSessions()
+	if err != nil {
+		return err
+	}
+	current := r.app.Session().ID
+	list = slices.DeleteFunc(list, func(s sessions.Summary) bool { return s.ID == current })
+	if len(list) == 0 {
+		r.say("no other session of this directory to resume (/new starts one)")
 		return nil
 	}
-	return s.Resume(arg)
+	id, err := r.PickSession(list)
+	if err != nil || id == "" { // said why
+		return nil
+	}
+	return s.Resume(id)
 }
 
 func (r *REPL) model(m modelSwitcher, arg string) {

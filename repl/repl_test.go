@@ -38,6 +38,7 @@ type fakeApp struct {
 	inits        int
 	// result is what each request ends with.
 	result app.Result
+	others []sessions.Summary // the directory's other sessions
 }
 
 func (f *fakeApp) Run(_ context.Context, request string) app.Result {
@@ -59,10 +60,12 @@ func (f *fakeApp) Resume(id string) error {
 	f.resumed = append(f.resumed, id)
 	return nil
 }
-func (f *fakeApp) DirSessions() ([]*sessions.Session, error) { return []*sessions.Session{f.sess}, nil }
-func (f *fakeApp) Model() string                             { return f.model }
-func (f *fakeApp) SetModel(m string)                         { f.model = m }
-func (f *fakeApp) AuditPolicy() string                       { return f.audit }
+func (f *fakeApp) DirSessions() ([]sessions.Summary, error) {
+	return append([]sessions.Summary{f.sess.Summary()}, f.others...), nil
+}
+func (f *fakeApp) Model() string       { return f.model }
+func (f *fakeApp) SetModel(m string)   { f.model = m }
+func (f *fakeApp) AuditPolicy() string { return f.audit }
 func (f *fakeApp) SetAudit(p string) error {
 	if !slices.Contains(config.AuditPolicies, p) {
 		return errors.New("bad policy")
@@ -167,6 +170,45 @@ func TestCommands(t *testing.T) {
 	}
 	if len(screen.boxes) != 1 || screen.boxes[0] != "COMMAND ls:a\nb" {
 		t.Errorf("/last without a pager: %q", screen.boxes)
+	}
+}
+
+// /resume without an id lists the directory's other sessions numbered,
+// newest first, and resumes the one whose number is typed; an empty
+// answer, one that is no number of the list, or Ctrl+C resumes nothing
+// and says so.
+func TestResumePicks(t *testing.T) {
+	t.Parallel()
+	r, a, out, _ := newTestREPL(t, time.Millisecond,
+		"/resume", "2", "/resume", "", "/resume", "7", "/resume", "two", "/resume", errCtrlC, "/exit")
+	at := time.Date(2025, 12, 31, 21, 0, 0, 0, time.UTC)
+	a.others = []sessions.Summary{
+		{ID: "aaaaaaaa-0000-4000-8000-000000000001", UpdatedAt: at, Status: sessions.Complete, OriginalPrompt: "write the parser", Prompts: 3, LastPrompt: "now the tests"},
+		{ID: "bbbbbbbb-0000-4000-8000-000000000002", UpdatedAt: at.Add(-time.Hour), Status: sessions.Failed, OriginalPrompt: "fix the build", Prompts: 1, LastPrompt: "fix the build"},
+	}
+	if err := r.Run(a); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	if !slices.Equal(a.resumed, []string{a.others[1].ID}) {
+		t.Errorf("resumed %q, want the second session only:\n%s", a.resumed, got)
+	}
+	for _, want := range []string{
+		"LAST USED  STATUS    REQS  FIRST REQUEST     LAST REQUEST\n1  aaaaaaaa-",
+		"3h ago     complete     3  write the parser  now the tests\n2  bbbbbbbb-",
+		"4h ago     failed       1  fix the build\n",
+		"Resume which session? Type its number (1 to 2), or press Enter for none.",
+		"dev: nothing resumed: no number was typed",
+		`dev: nothing resumed: "7" is not a number from 1 to 2`,
+		`dev: nothing resumed: "two" is not a number from 1 to 2`,
+		"dev: nothing resumed (Ctrl+C)",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, a.sess.ID) {
+		t.Errorf("the open session is offered:\n%s", got)
 	}
 }
 

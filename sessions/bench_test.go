@@ -125,6 +125,7 @@ func manySessions(b *testing.B, n int) *Store {
 	for i := range n {
 		sess := bigSession(fmt.Sprintf("%08d-0000-4000-8000-000000000000", i))
 		sess.History = sess.History[:60]
+		sess.OriginalPrompt, sess.Prompts, sess.LastPrompt = "a task", 1, "a task" // as dev saves them
 		for range 30 {
 			sess.Requests = append(sess.Requests, Request{Timestamp: time.Now(), Model: "m", Purpose: PurposeWorker, PromptTokens: 9000, CompletionTokens: 300})
 		}

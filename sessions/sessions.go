@@ -116,30 +116,40 @@ type Rejected struct {
 }
 
 // Session is one conversation with its state, as stored in <id>.json.
+// The facts a list shows (Summary's) come first, before the lists: a list
+// reads a file's start only (see Store.summary).
 type Session struct {
 	ID               string    `json:"id"`
 	CreatedAt        time.Time `json:"createdAt"`
 	UpdatedAt        time.Time `json:"updatedAt"`
 	WorkingDirectory string    `json:"workingDirectory"`
 	OriginalPrompt   string    `json:"originalPrompt"`
-	Model            string    `json:"model"`
-	Status           Status    `json:"status"`
+	// Prompts counts the requests the user made in the session (a
+	// compression keeps the count, a rewind takes back the requests it
+	// undid), and LastPrompt is the last of them as typed, without the
+	// files its @ mentions attached: what a list of sessions shows of
+	// each without reading its history (SPEC §17). A file written before
+	// they were kept has them from its history when read (promptsOf).
+	Prompts    int    `json:"prompts"`
+	LastPrompt string `json:"lastPrompt"`
+	Model      string `json:"model"`
+	Status     Status `json:"status"`
 	// StatusReason says why the last run failed (the message the user
 	// saw), so that --resume can tell; empty otherwise.
-	StatusReason     string        `json:"statusReason,omitempty"`
+	StatusReason string `json:"statusReason,omitempty"`
+	TotalTokens  int    `json:"totalTokens"`
+	// Profile is the model profile the session last ran with, "" for none.
+	Profile string `json:"profile"`
+	// Cost is the USD the requests cost at the configured prices; nil when
+	// a model it used has none.
+	Cost             *float64      `json:"cost,omitempty"`
 	TaskList         []parser.Task `json:"taskList"`
 	History          []llm.Message `json:"history"`
-	TotalTokens      int           `json:"totalTokens"`
 	Compressions     []Compression `json:"compressions"`
 	CompressionCount int           `json:"compressionCount"`
 	Audits           []Audit       `json:"audits"`
-	// Profile is the model profile the session last ran with, "" for none.
-	Profile string `json:"profile"`
 	// Requests records every model request, in order.
 	Requests []Request `json:"requests"`
-	// Cost is the USD the requests cost at the configured prices; nil when
-	// a model it used has none.
-	Cost *float64 `json:"cost,omitempty"`
 	// Checkpoints are the snapshots of the working directory taken
 	// during the session, oldest first (SPEC §12); their files and
 	// states live in Store.Dir(ID)/checkpoints.

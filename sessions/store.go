@@ -173,10 +173,18 @@ func (s *Store) Load(id string) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	if sess.Status == Active && !s.held(id) {
-		sess.Status = Interrupted
-	}
+	sess.Status = s.liveStatus(id, sess.Status)
 	return sess, nil
+}
+
+// liveStatus is the status of session id as a reader should see it: a
+// session saved as active whose lock no dev holds is one whose dev died,
+// interrupted.
+func (s *Store) liveStatus(id string, saved Status) Status {
+	if saved == Active && !s.held(id) {
+		return Interrupted
+	}
+	return saved
 }
 
 // decode reads a session file's content, checking what the format
@@ -200,13 +208,22 @@ func decode(path, id string, data []byte) (*Session, error) {
 	if sess.ID != id {
 		return nil, &CorruptError{Path: path, Field: "id", Err: fmt.Errorf("%q, but the file is named after %s", sess.ID, id)}
 	}
-	switch sess.Status {
-	case Active, Complete, Failed, Interrupted, "": // "": a file written by hand, or before statuses
-	default:
+	if !stored(sess.Status) {
 		return nil, &CorruptError{Path: path, Field: "status", Err: fmt.Errorf("%q is not active, complete, failed or interrupted", sess.Status)}
 	}
 	fillEmpty(&sess)
+	fillPrompts(&sess)
 	return &sess, nil
+}
+
+// stored reports whether a session file may hold status: "" is a file
+// written by hand, or before statuses.
+func stored(status Status) bool {
+	switch status {
+	case Active, Complete, Failed, Interrupted, "":
+		return true
+	}
+	return false
 }
 
 // position is the line and column (from 1, in bytes) of offset in data.

@@ -103,10 +103,10 @@ func fullSession() *Session {
 		ID:               someID,
 		CreatedAt:        t0.Add(-time.Hour).In(paris),
 		WorkingDirectory: "/home/ann/project",
-		OriginalPrompt:   "make `go test` pass & commit",
-		Model:            "devstral-small-2507",
-		Status:           Complete,
-		TaskList:         []parser.Task{{Status: "complete", Text: "read the failing test"}, {Status: "in-progress", Text: "fix it"}, {Status: "pending", Text: "commit"}},
+		OriginalPrompt:   "make `go test` pass & commit", Prompts: 1, LastPrompt: "make `go test` pass & commit",
+		Model:    "devstral-small-2507",
+		Status:   Complete,
+		TaskList: []parser.Task{{Status: "complete", Text: "read the failing test"}, {Status: "in-progress", Text: "fix it"}, {Status: "pending", Text: "commit"}},
 		History: []llm.Message{
 			{Role: llm.RoleUser, Content: "<user_request>make `go test` pass & commit</user_request>"},
 			{Role: llm.RoleAssistant, Content: "# Agent Response\n\n## Thoughts\nRun the tests.\n\n## Tool Choice\nCOMMAND\n\n## Tool Input\ngo test ./...\n"},
@@ -180,7 +180,7 @@ func TestSaveFileFormat(t *testing.T) {
 		names = append(names, k)
 	}
 	slices.Sort(names)
-	wantNames := []string{"audits", "checkpoints", "compressionCount", "compressions", "cost", "createdAt", "history", "id", "model", "originalPrompt", "profile", "requests", "status", "taskList", "totalTokens", "updatedAt", "workingDirectory"}
+	wantNames := []string{"audits", "checkpoints", "compressionCount", "compressions", "cost", "createdAt", "history", "id", "lastPrompt", "model", "originalPrompt", "profile", "prompts", "requests", "status", "taskList", "totalTokens", "updatedAt", "workingDirectory"}
 	if !slices.Equal(names, wantNames) {
 		t.Errorf("fields = %q, want %q", names, wantNames)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/devagent/dev/history"
 	"github.com/devagent/dev/llm"
 )
 
@@ -27,7 +28,7 @@ func TestIndexMatchesList(t *testing.T) {
 	} {
 		clk.set(t0.Add(time.Duration(i%2) * time.Hour))
 		sess := &Session{ID: id, WorkingDirectory: "/w/" + id[:1], OriginalPrompt: "fix <b>it</b> " + id[:1], Model: "qwen3",
-			Status: Complete, TotalTokens: 1000 * (i + 1), Profile: "local",
+			Prompts: i + 1, LastPrompt: "then " + id[:1], Status: Complete, TotalTokens: 1000 * (i + 1), Profile: "local",
 			History: []llm.Message{{Role: "user", Content: `"totalTokens": 9, "id": "x"`}}}
 		if i == 1 {
 			sess.Cost = &cost
@@ -54,8 +55,7 @@ func TestIndexMatchesList(t *testing.T) {
 	}
 	var want []Summary
 	for _, x := range full {
-		want = append(want, Summary{ID: x.ID, CreatedAt: x.CreatedAt, UpdatedAt: x.UpdatedAt, WorkingDirectory: x.WorkingDirectory,
-			OriginalPrompt: x.OriginalPrompt, Model: x.Model, Status: x.Status, TotalTokens: x.TotalTokens, Profile: x.Profile, Cost: x.Cost})
+		want = append(want, x.Summary())
 	}
 	if len(want) != 3 || !reflect.DeepEqual(got, want) {
 		t.Errorf("Index().List() =\n%+v\nwant (from List)\n%+v", got, want)
@@ -166,6 +166,8 @@ var summarySeeds = []string{
 	`{"id":"a","history":[{"role":"user","content":"\"totalTokens\": 5, \\\"id\\\": \"b\\\\\""}],"totalTokens":7,"cost":0.5}`,
 	`{"id":"a","taskList":[{"status":"pending","text":"]}{["}],"requests":[{"cachedTokens":null}],"model":"m\u00e9","cost":null}`,
 	`{"id":"x","history":[],"totalTokens":1,"totalTokens":2,"profile":"p\\"}`,
+	`{"id":"a","history":[{"role":"user","content":"<user_request>one</user_request>"},{"role":"user","content":"<user_request>two</user_request>"}]}`,
+	`{"id":"a","prompts":5,"lastPrompt":"five","history":[{"role":"user","content":"<user_request>one</user_request>"}]}`,
 	`{"createdAt":"2025-03-14T15:09:26Z","updatedAt":"2025-03-14T16:09:26.5Z","workingDirectory":"C:\\w","originalPrompt":"<b>&amp;</b>\n"}`,
 }
 
@@ -181,14 +183,176 @@ func checkSummary(t *testing.T, data []byte) {
 	if json.Unmarshal(data, &full) != nil || !bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("{")) {
 		return
 	}
-	want := Summary{ID: full.ID, CreatedAt: full.CreatedAt, UpdatedAt: full.UpdatedAt, WorkingDirectory: full.WorkingDirectory,
-		OriginalPrompt: full.OriginalPrompt, Model: full.Model, Status: full.Status, TotalTokens: full.TotalTokens,
-		Profile: full.Profile, Cost: full.Cost}
+	fillPrompts(&full) // as Load does
+	want := full.Summary()
 	got, err := decodeSummary(data)
 	if err != nil {
 		t.Fatalf("decodeSummary(%q): %v; encoding/json reads it", data, err)
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("decodeSummary(%q) =\n%+v\nwant\n%+v", data, got, want)
+	}
+}
+
+// Summaries lists what Entries lists, in the same order, each session as
+// its summary: the unreadable files with why, and a session saved as
+// active that no dev holds as interrupted, as Load says.
+func TestSummariesMatchEntries(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	clk := newClock(t0)
+	s := NewStore(dir, clk.now)
+	held := "44444444-4444-4444-8444-444444444444"
+	for i, sess := range []*Session{
+		{ID: "11111111-1111-4111-8111-111111111111", Status: Complete, OriginalPrompt: "first", Prompts: 3, LastPrompt: "third",
+			History: []llm.Message{history.Request("third")}},
+		{ID: "22222222-2222-4222-8222-222222222222", Status: Active, OriginalPrompt: "died"},
+		{ID: "33333333-3333-4333-8333-333333333333", Status: Failed},
+		{ID: held, Status: Active, OriginalPrompt: "running"},
+	} {
+		clk.set(t0.Add(time.Duration(i) * time.Minute))
+		if err := s.Save(sess); err != nil {
+			t.Fatal(err)
+		}
+	}
+	release, err := s.Lock(held)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	// One file is no JSON, another holds a status no session has.
+	if err := os.WriteFile(filepath.Join(dir, "55555555-5555-4555-8555-555555555555.json"), []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bad := `{"id":"66666666-6666-4666-8666-666666666666","status":"sleeping","history":[]}`
+	if err := os.WriteFile(filepath.Join(dir, "66666666-6666-4666-8666-666666666666.json"), []byte(bad), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	entries, err := s.Entries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := s.Summaries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != len(entries) || len(list) != 6 {
+		t.Fatalf("%d summaries, %d entries, want 6", len(list), len(entries))
+	}
+	for i, e := range entries {
+		l := list[i]
+		switch {
+		case l.ID != e.ID || l.Path != e.Path:
+			t.Errorf("summary %d is %s, entry %s", i, l.ID, e.ID)
+		case e.Err != nil:
+			if l.Err == nil || l.Err.Error() != e.Err.Error() || !l.ModTime.Equal(e.ModTime) {
+				t.Errorf("%s: summary error %v, entry error %v", l.ID, l.Err, e.Err)
+			}
+		case l.Err != nil || !reflect.DeepEqual(l.Summary, e.Session.Summary()):
+			t.Errorf("%s: summary %+v (%v), want %+v", l.ID, l.Summary, l.Err, e.Session.Summary())
+		}
+	}
+	statuses := map[string]Status{}
+	for _, l := range list {
+		statuses[l.ID[:1]] = l.Status
+	}
+	if statuses["2"] != Interrupted || statuses["4"] != Active || list[len(list)-1].Prompts != 3 || list[len(list)-1].LastPrompt != "third" {
+		t.Errorf("statuses %v, the oldest %+v", statuses, list[len(list)-1].Summary)
+	}
+}
+
+// A session file of a version that did not keep prompts and lastPrompt
+// has them from its history, read whole (Load) or for its summary: its
+// requests, and those a compression's summary names.
+func TestPromptsOfEarlierFiles(t *testing.T) {
+	t.Parallel()
+	compressed := history.Compressed{Summary: "Read the code.", Original: "fix the parser", Current: "now the lexer"}.Message()
+	for _, c := range []struct {
+		name    string
+		history []llm.Message
+		n       int
+		last    string
+	}{
+		{"none", nil, 0, ""},
+		{"a command only", []llm.Message{history.Shell("ls", history.ToolResult{Tool: "COMMAND", OK: true, Output: "a"})}, 0, ""},
+		{"two requests", []llm.Message{history.Request("one"), {Role: llm.RoleAssistant, Content: "x"}, history.Request("two")}, 2, "two"},
+		{"compressed", []llm.Message{compressed, {Role: llm.RoleAssistant, Content: "x"}, history.Request("and the tests")}, 3, "and the tests"},
+		{"compressed mid-request", []llm.Message{compressed}, 2, "now the lexer"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := NewStore(t.TempDir(), nil)
+			if err := s.Save(&Session{ID: someID, Status: Complete, History: c.history}); err != nil {
+				t.Fatal(err)
+			}
+			// As an earlier version wrote it: without the two fields.
+			data, err := os.ReadFile(s.path(someID))
+			if err != nil {
+				t.Fatal(err)
+			}
+			old := bytes.Replace(data, []byte(`"prompts":0,"lastPrompt":"",`), nil, 1)
+			if bytes.Equal(old, data) {
+				t.Fatalf("no prompts field in %s", data)
+			}
+			if err := os.WriteFile(s.path(someID), old, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			sess, err := s.Load(someID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			list, err := s.Summaries()
+			if err != nil || len(list) != 1 {
+				t.Fatal(list, err)
+			}
+			for what, got := range map[string]Summary{"Load": sess.Summary(), "Summaries": list[0].Summary} {
+				if got.Prompts != c.n || got.LastPrompt != c.last {
+					t.Errorf("%s: %d prompts, the last %q; want %d, %q", what, got.Prompts, got.LastPrompt, c.n, c.last)
+				}
+			}
+		})
+	}
+}
+
+// A file as dev writes it is read to its lists only: the summary of a
+// long session whose end is not even there is its whole file's. A file
+// of an earlier version (the facts after the history), or of a session
+// without requests, is read whole.
+func TestSummaryReadsTheHead(t *testing.T) {
+	t.Parallel()
+	s := NewStore(t.TempDir(), nil)
+	cost := 0.5
+	sess := bigSession(someID)
+	sess.OriginalPrompt, sess.Prompts, sess.LastPrompt, sess.TotalTokens, sess.Profile, sess.Cost = "fix it", 4, "and the docs", 12345, "local", &cost
+	if err := s.Save(sess); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(s.path(someID))
+	if err != nil || len(data) < 10*listHead {
+		t.Fatalf("%d bytes, %v", len(data), err)
+	}
+	whole, err := decodeSummary(data)
+	if err != nil || !reflect.DeepEqual(whole, sess.Summary()) {
+		t.Fatalf("decodeSummary = %+v, %v", whole, err)
+	}
+	if head, ok := decodeHead(data[:listHead]); !ok || !reflect.DeepEqual(head, whole) {
+		t.Errorf("decodeHead = %+v, %v; want %+v", head, ok, whole)
+	}
+	// Cut after its head: the list still reads it.
+	if err := os.WriteFile(s.path(someID), data[:2*listHead], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.summary(someID); got == nil || !reflect.DeepEqual(*got, whole) {
+		t.Errorf("summary of the file cut after its head = %+v", got)
+	}
+
+	for what, file := range map[string]string{
+		"earlier":         `{"id":"` + someID + `","prompts":2,"history":[],"totalTokens":5}`,
+		"no request":      `{"id":"` + someID + `","prompts":0,"totalTokens":5,"history":[{"role":"user","content":"<user_request>x</user_request>"}]}`,
+		"no prompts kept": `{"id":"` + someID + `","totalTokens":5,"history":[]}`,
+	} {
+		if _, ok := decodeHead([]byte(file)); ok {
+			t.Errorf("%s: decodeHead read %s", what, file)
+		}
 	}
 }

@@ -8,53 +8,112 @@ import (
 	"strings"
 	"time"
 
+	"github.com/devagent/dev/mention"
 	"github.com/devagent/dev/sessions"
 	"github.com/devagent/dev/textfmt"
 )
 
-// SessionTable writes sessions as a table in f's width, newest first as
-// given. current, when set, is marked with a star: the list is then
-// interactive mode's /sessions, the sessions of one directory, and the
-// directory column is left out. The cost column shows when a session has
-// one. In a narrow width the id keeps a prefix (which dev takes for the
-// id), the directory its end; tokens and cost are left out when even that
-// does not fit.
-func SessionTable(w io.Writer, list []*sessions.Session, current string, f Fit) error {
-	withCost := slices.ContainsFunc(list, func(s *sessions.Session) bool { return s.Cost != nil })
+// SessionList says how SessionTable shows a list of sessions.
+type SessionList struct {
+	// OneDir: the sessions of one directory (interactive mode's
+	// /sessions, the pickers of /resume and dev --resume --pick): no
+	// directory column, and no tokens or cost, which leave the requests
+	// the room.
+	OneDir bool
+	// Current, when set, is the session open, marked with a star.
+	Current string
+	// Numbered: the rows are numbered from 1, for a number to pick one.
+	Numbered bool
+	// Now is when "last used" counts from.
+	Now time.Time
+}
+
+// SessionTable writes sessions as a table in f's width, in the order
+// given (newest first): each one's id, when it was last used, its status,
+// how many requests it made, its first request and its last (when it made
+// more than one), the requests as typed, without the files their @
+// mentions attached. dev sessions list adds its tokens, its cost when a
+// session has one, and its directory. In a narrow width the id keeps a
+// prefix (which dev takes for the id), the directory its end, the
+// requests their start; tokens and cost are left out when even that does
+// not fit.
+func SessionTable(w io.Writer, list []sessions.Summary, how SessionList, f Fit) error {
+	withCost := !how.OneDir && slices.ContainsFunc(list, func(s sessions.Summary) bool { return s.Cost != nil })
 	var t Table
-	if current != "" {
+	switch {
+	case how.Numbered:
+		t.Columns = append(t.Columns, Column{Header: "#", Right: true})
+	case how.Current != "":
 		t.Columns = append(t.Columns, Column{})
 	}
 	// An id cut to 7 characters is still one dev takes (6 or more).
 	idMin := 7 + textWidth(f.ellipsis())
-	t.Columns = append(t.Columns, Column{Header: "ID", Cut: CutEnd, Min: idMin, Yields: true}, Column{Header: "UPDATED"}, Column{Header: "STATUS"},
-		Column{Header: "TOKENS", Right: true, Optional: true})
-	if withCost {
-		t.Columns = append(t.Columns, Column{Header: "COST", Right: true, Optional: true})
-	}
-	if current == "" {
+	// At 60 columns the status gives way, after tokens and cost.
+	t.Columns = append(t.Columns, Column{Header: "ID", Cut: CutEnd, Min: idMin, Yields: true}, Column{Header: "LAST USED"},
+		Column{Header: "STATUS", Optional: true}, Column{Header: "REQS", Right: true})
+	if !how.OneDir {
+		t.Columns = append(t.Columns, Column{Header: "TOKENS", Right: true, Optional: true})
+		if withCost {
+			t.Columns = append(t.Columns, Column{Header: "COST", Right: true, Optional: true})
+		}
 		t.Columns = append(t.Columns, Column{Header: "DIRECTORY", Cut: CutStart, Min: 9})
 	}
-	t.Columns = append(t.Columns, Column{Header: "PROMPT", Cut: CutEnd, Min: 8})
-	for _, x := range list {
+	// The requests tell sessions apart: cost, tokens and then the status
+	// give way before they are cut to fewer than 10 columns.
+	t.Columns = append(t.Columns, Column{Header: "FIRST REQUEST", Cut: CutEnd, Min: 8, Want: 10},
+		Column{Header: "LAST REQUEST", Cut: CutEnd, Min: 8, Want: 10})
+	for i, x := range list {
 		var row []string
-		if current != "" {
+		switch {
+		case how.Numbered:
+			row = append(row, strconv.Itoa(i+1))
+		case how.Current != "":
 			mark := ""
-			if x.ID == current {
+			if x.ID == how.Current {
 				mark = "*"
 			}
 			row = append(row, mark)
 		}
-		row = append(row, x.ID, x.UpdatedAt.Local().Format("2006-01-02 15:04"), string(x.Status), textfmt.Thousands(int64(x.TotalTokens)))
-		if withCost {
-			row = append(row, Dollars(x.Cost))
+		used := ""
+		if !x.UpdatedAt.IsZero() {
+			used = AgoShort(how.Now.Sub(x.UpdatedAt))
 		}
-		if current == "" {
+		row = append(row, x.ID, used, string(x.Status), strconv.Itoa(x.Prompts))
+		if !how.OneDir {
+			row = append(row, textfmt.Thousands(int64(x.TotalTokens)))
+			if withCost {
+				row = append(row, Dollars(x.Cost))
+			}
 			row = append(row, x.WorkingDirectory)
 		}
-		t.Rows = append(t.Rows, append(row, textfmt.Excerpt(x.OriginalPrompt, 50)))
+		first, last := typed(x.OriginalPrompt), ""
+		if x.Prompts > 1 {
+			last = typed(x.LastPrompt)
+		}
+		t.Rows = append(t.Rows, append(row, first, last))
 	}
 	return t.Write(w, f)
+}
+
+// AgoShort says how long ago something was in a few columns (a table's,
+// a phone's): "now", "5m ago", "3h ago", "2d ago"; ago says it in words.
+func AgoShort(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return "now"
+	case d < time.Hour:
+		return strconv.Itoa(int(d/time.Minute)) + "m ago"
+	case d < 48*time.Hour:
+		return strconv.Itoa(int(d/time.Hour)) + "h ago"
+	}
+	return strconv.Itoa(int(d/(24*time.Hour))) + "d ago"
+}
+
+// typed is a stored request as the user typed it, on one line and cut to
+// what a table can show: without the files its @ mentions attached.
+func typed(request string) string {
+	text, _ := mention.Split(request)
+	return textfmt.Excerpt(text, 60)
 }
 
 // Dollars writes a cost in USD, "-" when unknown.

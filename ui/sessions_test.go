@@ -15,36 +15,78 @@ import (
 // one directory, has no directory column.
 func TestSessionTableAt60(t *testing.T) {
 	at := time.Date(2026, 11, 26, 16, 52, 0, 0, time.UTC)
-	list := []*sessions.Session{
+	list := []sessions.Summary{
 		{ID: "22f295bb-a4ac-4f01-b57b-e1e62eb12c6c", UpdatedAt: at, Status: sessions.Interrupted, TotalTokens: 1229,
-			WorkingDirectory: "/home/ann/src/github.com/example/service", OriginalPrompt: "Answer with the tool DONE and the input: hello"},
+			WorkingDirectory: "/home/ann/src/github.com/example/service", OriginalPrompt: "Answer with the tool DONE and the input: hello",
+			Prompts: 4, LastPrompt: "and now the tests"},
 		{ID: "dabcafff-a524-45e7-b13a-45299401c76f", UpdatedAt: at, Status: sessions.Complete,
-			WorkingDirectory: "/home/ann/src/github.com/example/service", OriginalPrompt: "リファクタリングしてください"},
+			WorkingDirectory: "/home/ann/src/github.com/example/service", OriginalPrompt: "リファクタリングしてください", Prompts: 1},
 	}
-	for _, current := range []string{"", list[1].ID} {
+	for _, how := range []SessionList{{Now: at}, {OneDir: true, Current: list[1].ID, Now: at}, {OneDir: true, Numbered: true, Now: at}} {
 		var b strings.Builder
-		if err := SessionTable(&b, list, current, Fit{Width: 60}); err != nil {
+		if err := SessionTable(&b, list, how, Fit{Width: 60}); err != nil {
 			t.Fatal(err)
 		}
 		out := b.String()
 		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
-		if len(lines) != 3 || !strings.Contains(lines[0], "ID") || !strings.Contains(lines[0], "PROMPT") {
-			t.Errorf("current %q: not a table of 2 rows:\n%s", current, out)
+		if len(lines) != 3 || !strings.Contains(lines[0], "ID") || !strings.Contains(lines[0], "FIRST") || !strings.Contains(lines[0], "LAST R") {
+			t.Errorf("%+v: not a table of 2 rows:\n%s", how, out)
 			continue
 		}
 		for _, l := range lines {
 			if w := uniseg.StringWidth(l); w > 60 {
-				t.Errorf("current %q: a line of %d columns: %q", current, w, l)
+				t.Errorf("%+v: a line of %d columns: %q", how, w, l)
 			}
 		}
-		if strings.Contains(lines[0], "DIRECTORY") != (current == "") {
-			t.Errorf("current %q: the directory column:\n%s", current, out)
+		if strings.Contains(lines[0], "DIRECTORY") == how.OneDir {
+			t.Errorf("%+v: the directory column:\n%s", how, out)
 		}
-		if current != "" && !strings.HasPrefix(lines[2], "*  dabcaff") {
+		switch {
+		case how.Current != "" && !strings.HasPrefix(lines[2], "*  dabcaff"):
 			t.Errorf("the current session is not marked:\n%s", out)
-		}
-		if current == "" && !strings.HasPrefix(lines[1], "22f295b…") {
+		case how.Numbered && (!strings.HasPrefix(lines[1], "1  22f295b") || !strings.HasPrefix(lines[2], "2  dabcaff")):
+			t.Errorf("the sessions are not numbered:\n%s", out)
+		case !how.OneDir && !strings.HasPrefix(lines[1], "22f295b…"):
 			t.Errorf("the id is not cut to its prefix:\n%s", out)
+		}
+	}
+}
+
+// Sessions are told apart (SPEC §17): beside the first request, the last
+// (as typed, without the files it attached), the number of requests, and
+// when each was last used.
+func TestSessionTableTellsSessionsApart(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 26, 16, 52, 0, 0, time.UTC)
+	cost := 0.5
+	list := []sessions.Summary{
+		{ID: "11111111-1111-4111-8111-111111111111", UpdatedAt: now.Add(-5 * time.Minute), Status: sessions.Complete, TotalTokens: 52000,
+			WorkingDirectory: "/home/ann/calc", OriginalPrompt: "Fix the parser", Prompts: 3,
+			LastPrompt: "and look at @src/calc.py\n\n<file path=\"src/calc.py\">\nx = 1\n</file>", Cost: &cost},
+		{ID: "22222222-2222-4222-8222-222222222222", UpdatedAt: now.Add(-26 * time.Hour), Status: sessions.Failed, TotalTokens: 900,
+			WorkingDirectory: "/home/ann/calc", OriginalPrompt: "Write the docs", Prompts: 1, LastPrompt: "Write the docs"},
+	}
+	var b strings.Builder
+	if err := SessionTable(&b, list, SessionList{Now: now}, Fit{}); err != nil {
+		t.Fatal(err)
+	}
+	want := `ID                                    LAST USED  STATUS    REQS  TOKENS   COST  DIRECTORY       FIRST REQUEST   LAST REQUEST
+11111111-1111-4111-8111-111111111111  5m ago     complete     3  52,000  $0.50  /home/ann/calc  Fix the parser  and look at @src/calc.py
+22222222-2222-4222-8222-222222222222  26h ago    failed       1     900      -  /home/ann/calc  Write the docs
+`
+	if b.String() != want {
+		t.Errorf("dev sessions list:\n%s\nwant:\n%s", b.String(), want)
+	}
+	b.Reset()
+	if err := SessionTable(&b, list, SessionList{Now: now}, Fit{Width: 80}); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
+		if w := uniseg.StringWidth(l); w > 80 {
+			t.Errorf("a line of %d columns at 80: %q", w, l)
+		}
+		if !strings.Contains(l, "…") && !strings.HasPrefix(l, "ID") {
+			t.Errorf("at 80 columns the long cells are not cut with …: %q", l)
 		}
 	}
 }

@@ -35,8 +35,14 @@ type Column struct {
 	// be cut are whole (a long id whose prefix is enough).
 	Yields bool
 	// Optional columns are left out, the last first, when the table
-	// cannot fit otherwise.
+	// cannot fit otherwise, or when a column that may be cut would be
+	// narrower than its Want.
 	Optional bool
+	// Want is the width below which a cut column would rather the
+	// optional columns gave way (a request's first words before a count
+	// of tokens); 0 is Min. Without optional columns left, it may be
+	// narrower, down to Min.
+	Want int
 }
 
 // Cut says which end of a long cell gives way.
@@ -94,7 +100,7 @@ func (t *Table) Write(w io.Writer, f Fit) error {
 		shown[c] = true
 	}
 	widths, ok := layout(t.Columns, natural, shown, f.Width)
-	for c := len(t.Columns) - 1; !ok && c >= 0; c-- {
+	for c := len(t.Columns) - 1; (!ok || !wanted(t.Columns, natural, shown, widths)) && c >= 0; c-- {
 		if t.Columns[c].Optional {
 			shown[c] = false
 			widths, ok = layout(t.Columns, natural, shown, f.Width)
@@ -180,6 +186,17 @@ func layout(cols []Column, natural []int, shown []bool, width int) (widths []int
 		room = fill(class, widths, natural, room)
 	}
 	return widths, true
+}
+
+// wanted reports whether every shown column that may be cut has the
+// width it wants, or its whole width when that is less.
+func wanted(cols []Column, natural []int, shown []bool, widths []int) bool {
+	for c, col := range cols {
+		if shown[c] && col.Cut != NoCut && widths[c] < min(col.Want, natural[c]) {
+			return false
+		}
+	}
+	return true
 }
 
 // fill widens the columns of class from their widths towards their

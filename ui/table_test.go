@@ -135,6 +135,28 @@ func TestTableYieldsAndOptional(t *testing.T) {
 	}
 }
 
+// A column cut below its Want has the optional columns give way first;
+// when even that leaves it short, the table stays a table, narrower.
+func TestTableWant(t *testing.T) {
+	tb := Table{Columns: []Column{
+		{Header: "ID", Cut: CutEnd, Min: 5, Yields: true},
+		{Header: "N", Right: true, Optional: true},
+		{Header: "TEXT", Cut: CutEnd, Min: 4, Want: 12},
+	}, Rows: [][]string{{"abcdefghijkl", "12345", "the quick brown fox"}}}
+	for _, tt := range []struct {
+		width int
+		want  string
+	}{
+		{30, "ID         N  TEXT\nabcd…  12345  the quick brown…\n"}, // TEXT has what it wants
+		{24, "ID     TEXT\nabcd…  the quick brown …\n"},              // N gives way for it
+		{13, "ID     TEXT\nabcd…  the q…\n"},                         // not enough even so
+	} {
+		if got := writeTable(t, tb, Fit{Width: tt.width}); got != tt.want {
+			t.Errorf("width %d: got\n%s\nwant\n%s", tt.width, got, tt.want)
+		}
+	}
+}
+
 // A table without headers that cannot fit has its lines cut; Tail keeps
 // a path's end.
 func TestTableWithoutHeadersAndTail(t *testing.T) {

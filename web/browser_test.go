@@ -68,7 +68,10 @@ func saveAsIs(t *testing.T, store *sessions.Store, s *sessions.Session) {
 func TestBrowser(t *testing.T) {
 	browser := findBrowser(t)
 	store := browserStore(t)
-	srv, err := New(Options{Sessions: store.Index(), Store: store, Diffs: fakeDiffs{}})
+	// The clock the list's "used 3h ago" counts from: an hour after the
+	// newest session.
+	now := func() time.Time { return t0.Add(10 * time.Hour) }
+	srv, err := New(Options{Sessions: store.Index(), Store: store, Diffs: fakeDiffs{}, Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,8 +223,8 @@ func TestBrowser(t *testing.T) {
 		const b = r.getBoundingClientRect(); const fill = getComputedStyle(r).fill;
 		return b.width > 0 && b.height > 0 && fill !== 'none' && fill !== 'rgb(0, 0, 0)';
 	})).length`)
-	if bars != 9.0 {
-		t.Errorf("the chart has %v drawn bars, want 9", bars)
+	if bars != 18.0 {
+		t.Errorf("the chart has %v drawn bars, want 18 (each request's, in both panels)", bars)
 	}
 	// The diff: added and removed lines, coloured.
 	do("finding the diff", chromedp.WaitVisible(chromedp.CSS("#changes pre.diff span.add")))
@@ -237,18 +240,64 @@ func TestBrowser(t *testing.T) {
 		shot("session-browser-usage.png", false)
 	}
 
-	// A phone-width window: nothing wider than the screen.
+	// A phone's screen, 390 px (SPEC §17): nothing leaves it. Wide
+	// tables, long paths and code scroll or wrap inside their boxes, the
+	// chart's labels stay 11 px or more, and an @ attachment shows as
+	// "attached PATH (N lines)", its content closed.
+	saveAsIs(t, store, phoneSession())
 	do("narrowing the window", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile, chromedp.EmulateScale(2)))
-	for _, path := range []string{"/", "/s/" + richID} {
+	for _, path := range []string{"/", "/s/" + richID, "/s/" + phoneID} {
 		do("opening "+path+" on a phone", chromedp.Navigate(base+path), chromedp.WaitVisible(chromedp.CSS("main")))
-		// Against the screen's width: a mobile browser widens its layout
-		// viewport (innerWidth) to content that does not fit.
-		if over := eval(`document.documentElement.scrollWidth - screen.width`); over != 0.0 {
-			t.Errorf("%s on a phone is %v pixels wider than the screen", path, over)
+		if w := eval(`document.documentElement.scrollWidth`); w != 390.0 {
+			t.Errorf("%s on a phone is %v pixels wide, want 390", path, w)
+		}
+		// Every element inside the screen, but those inside a box that
+		// scrolls or clips them.
+		if out := fmt.Sprint(eval(`(() => {
+			const clipped = e => { for (let p = e.parentElement; p; p = p.parentElement) {
+				if (['auto', 'scroll', 'hidden', 'clip'].includes(getComputedStyle(p).overflowX)) return true; } return false; };
+			return Array.from(document.querySelectorAll('body *')).filter(e => {
+				const r = e.getBoundingClientRect();
+				return r.width > 0 && (r.left < -0.5 || r.right > innerWidth + 0.5) && !clipped(e);
+			}).map(e => e.tagName.toLowerCase() + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right)).slice(0, 8).join(', ');
+		})()`)); out != "" {
+			t.Errorf("%s on a phone: off the screen: %s", path, out)
 		}
 		if path == "/" {
 			shot("session-browser-phone.png", false)
 		}
+	}
+	// On the phone session's page (the last opened): the answer's wide
+	// table scrolls in its box, the chart's labels are readable.
+	if got := fmt.Sprint(eval(`(() => { const t = document.querySelector('#transcript .box.answer table'), box = t.parentElement;
+		return [t.getBoundingClientRect().width > innerWidth, getComputedStyle(box).overflowX, box.getBoundingClientRect().right <= innerWidth].join(' '); })()`)); got != "true auto true" {
+		t.Errorf("the answer's table: wider than the screen, its box scrolls, the box on the screen: %s; want true auto true", got)
+	}
+	labels := eval(`Array.from(document.querySelectorAll('.chart text')).map(t => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a)`)
+	if ls, ok := labels.([]any); !ok || len(ls) < 8 {
+		t.Errorf("the chart's labels: %v", labels)
+	} else {
+		for _, l := range ls {
+			if px, _ := l.(float64); px < 11 {
+				t.Errorf("a chart label is %.1f px on a phone, want 11 or more", px)
+				break
+			}
+		}
+	}
+	attachedLines := eval(`Array.from(document.querySelectorAll('#transcript details.line')).filter(d => d.querySelector('summary').textContent.startsWith('attached ')).map(d => d.querySelector('summary').textContent + (d.open ? ' open' : ''))`)
+	if got := fmt.Sprint(attachedLines); got != "[attached src/calc.py (16 lines) attached docs/guide.md (3 lines)]" {
+		t.Errorf("the attachments show as %s, want each as the terminal shows it, closed", got)
+	}
+	if body := text(); strings.Contains(body, "def mean(xs)") || strings.Contains(body, "Divide with div.") {
+		t.Errorf("the page shows an attached file's content unasked:\n%s", body)
+	}
+	if *update { // the answer's table, and the second request's attachment
+		eval(`document.querySelector('#transcript .box.answer').scrollIntoView()`)
+		shot("session-browser-phone-session.png", false)
+	}
+	do("opening an attachment", chromedp.Click(chromedp.CSS(`#transcript details.line summary`)))
+	if body := text(); !strings.Contains(body, "def mean(xs)") {
+		t.Error("an attachment opened does not show the file")
 	}
 	do("widening the window", chromedp.ResetViewport())
 

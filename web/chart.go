@@ -14,31 +14,35 @@ import (
 // tokens of each request (prompt, the cached part of it, completion) and
 // its time (to the first byte, then the rest). Drawing it in Go keeps the
 // page free of a charting library and testable without a browser.
+//
+// Nothing in it is scaled, so that its labels keep their size on a phone
+// (SPEC §17): a viewBox shrinks a 720-unit chart and its 11-unit labels
+// to half on a 390 px screen. Heights are pixels; along x the bars and the
+// request numbers are placed in percent of the plot's width, the plot
+// taking what the y axis's labels leave (a column of its own).
 
-// Geometry of the chart, in SVG user units; the SVG scales to its box.
+// Geometry of the chart, in pixels.
 const (
-	chartWidth  = 720.0
-	panelHeight = 120.0
-	chartLeft   = 52.0 // room for the y labels
-	chartRight  = 8.0
-	chartTop    = 18.0 // room for a panel's title
-	panelGap    = 34.0 // between the panels: room for the second title
-	markHeight  = 4.0  // the purpose mark under a bar
+	axisWidth   = 48.0  // the y labels' column
+	plotHeight  = 120.0 // of a panel's bars
+	plotTop     = 8.0   // above the bars: room for the top label
+	markHeight  = 4.0   // the purpose mark under a bar
+	xLabelsRoom = 22.0  // under the time panel's marks: the request numbers
 )
 
 type chart struct {
-	Width, Height float64
-	Left, Right   float64 // of the plot area
-	Panels        []panel
-	Bars          []bar
-	XLabels       []label
+	AxisWidth float64
+	Panels    []panel
 }
 
+// panel is one of the chart's two plots, Height pixels high: its grid's
+// lines and labels, its bars, and (the last one) the request numbers.
 type panel struct {
-	Title  string
-	Y      float64 // top of the plot area
-	Bottom float64
-	Grid   []label // horizontal lines with their value
+	Title   string
+	Height  float64
+	Grid    []label // Y: a horizontal line's, in pixels
+	Bars    []bar
+	XLabels []label // X in percent
 }
 
 type label struct {
@@ -46,14 +50,16 @@ type label struct {
 	Text string
 }
 
-// bar is one request: its rectangles in both panels and what a pointer
-// over it says.
+// bar is one request in a panel: its rectangles and what a pointer over
+// it says.
 type bar struct {
 	Title   string
 	Purpose string // worker, audit, compress: the class of its mark
 	Rects   []rect
 }
 
+// rect is a rectangle, X and W in percent of the plot's width, Y and H
+// in pixels.
 type rect struct {
 	Class      string
 	X, Y, W, H float64
@@ -70,41 +76,37 @@ func newChart(reqs []sessions.Request) *chart {
 		maxMs = max(maxMs, float64(r.DurationMs), float64(r.FirstByteMs))
 	}
 	tokenTop, timeTop := niceCeil(maxTokens), niceCeil(maxMs)
-	c := &chart{Width: chartWidth, Left: chartLeft, Right: chartWidth - chartRight}
-	tokens := panel{Title: "Tokens per request (prompt, cached part, completion)", Y: chartTop}
-	tokens.Bottom = tokens.Y + panelHeight
-	times := panel{Title: "Time per request (to the first byte, then the rest)", Y: tokens.Bottom + panelGap}
-	times.Bottom = times.Y + panelHeight
-	c.Height = times.Bottom + 24
+	bottom := plotTop + plotHeight
+	tokens := panel{Title: "Tokens per request (prompt, cached part, completion)", Height: bottom + 4}
+	times := panel{Title: "Time per request (to the first byte, then the rest)", Height: bottom + 2 + markHeight + xLabelsRoom}
 	for _, f := range []float64{0, 0.5, 1} {
-		tokens.Grid = append(tokens.Grid, label{Y: tokens.Bottom - f*panelHeight, Text: shortNumber(f * tokenTop)})
-		times.Grid = append(times.Grid, label{Y: times.Bottom - f*panelHeight, Text: shortSeconds(f * timeTop)})
+		tokens.Grid = append(tokens.Grid, label{Y: bottom - f*plotHeight, Text: shortNumber(f * tokenTop)})
+		times.Grid = append(times.Grid, label{Y: bottom - f*plotHeight, Text: shortSeconds(f * timeTop)})
 	}
-	c.Panels = []panel{tokens, times}
 
-	plot := chartWidth - chartLeft - chartRight
-	slot := plot / float64(len(reqs))
+	slot := 100 / float64(len(reqs))
 	gap := 0.0
-	if slot >= 4 {
-		gap = math.Min(slot*0.2, 6)
+	if slot >= 0.6 { // a bar that would be thinner than its gap has none
+		gap = math.Min(slot*0.2, 0.9)
 	}
 	w := slot - gap
 	scale := func(v, top float64) float64 {
 		if top == 0 {
 			return 0
 		}
-		return v / top * panelHeight
+		return v / top * plotHeight
 	}
 	for i, r := range reqs {
-		x := chartLeft + float64(i)*slot + gap/2
+		x := float64(i)*slot + gap/2
 		cached := 0
 		if r.CachedTokens != nil {
 			cached = min(*r.CachedTokens, r.PromptTokens)
 		}
-		b := bar{Title: barTitle(i+1, r), Purpose: r.Purpose}
+		title := barTitle(i+1, r)
 		// Stacked from the bottom: cached prompt, the rest of the
 		// prompt, completion.
-		y := tokens.Bottom
+		tb := bar{Title: title, Purpose: r.Purpose}
+		y := bottom
 		for _, part := range []struct {
 			class string
 			v     int
@@ -112,14 +114,17 @@ func newChart(reqs []sessions.Request) *chart {
 			h := scale(float64(part.v), tokenTop)
 			if h > 0 {
 				y -= h
-				b.Rects = append(b.Rects, rect{Class: part.class, X: x, Y: y, W: w, H: h})
+				tb.Rects = append(tb.Rects, rect{Class: part.class, X: x, Y: y, W: w, H: h})
 			}
 		}
+		tokens.Bars = append(tokens.Bars, tb)
+
 		first := min(r.FirstByteMs, r.DurationMs)
 		if r.DurationMs == 0 {
 			first = r.FirstByteMs
 		}
-		y = times.Bottom
+		mb := bar{Title: title, Purpose: r.Purpose}
+		y = bottom
 		for _, part := range []struct {
 			class string
 			v     int64
@@ -127,18 +132,18 @@ func newChart(reqs []sessions.Request) *chart {
 			h := scale(float64(part.v), timeTop)
 			if h > 0 {
 				y -= h
-				b.Rects = append(b.Rects, rect{Class: part.class, X: x, Y: y, W: w, H: h})
+				mb.Rects = append(mb.Rects, rect{Class: part.class, X: x, Y: y, W: w, H: h})
 			}
 		}
 		// The purpose, under the time bar, so audit and compression
 		// requests stand out.
-		b.Rects = append(b.Rects, rect{Class: "mark " + r.Purpose, X: x, Y: times.Bottom + 2, W: w, H: markHeight})
-		c.Bars = append(c.Bars, b)
+		mb.Rects = append(mb.Rects, rect{Class: "mark " + r.Purpose, X: x, Y: bottom + 2, W: w, H: markHeight})
+		times.Bars = append(times.Bars, mb)
 	}
 	for _, i := range xTicks(len(reqs)) {
-		c.XLabels = append(c.XLabels, label{X: chartLeft + (float64(i)+0.5)*slot, Y: times.Bottom + markHeight + 16, Text: fmt.Sprint(i + 1)})
+		times.XLabels = append(times.XLabels, label{X: (float64(i) + 0.5) * slot, Y: bottom + 2 + markHeight + 14, Text: fmt.Sprint(i + 1)})
 	}
-	return c
+	return &chart{AxisWidth: axisWidth, Panels: []panel{tokens, times}}
 }
 
 // xTicks are the indexes of requests numbered under the axis: at most

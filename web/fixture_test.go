@@ -28,6 +28,7 @@ var t0 = time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC)
 const hostile = `<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">"'></pre></div>`
 
 const (
+	phoneID   = "99999999-0000-4000-8000-000000000390"
 	richID    = "0b0f4d5e-7a1c-4f3e-9b2a-1c2d3e4f5a6b"
 	hostileID = "dddddddd-dddd-4ddd-8ddd-dddddddddddd"
 	rewoundID = "eeeeeeee-0000-4000-8000-00000000000e"
@@ -101,7 +102,7 @@ func richSession() *sessions.Session {
 	}
 	return &sessions.Session{
 		ID: richID, CreatedAt: t0, UpdatedAt: t0.Add(10 * time.Minute), WorkingDirectory: "/home/ann/parser",
-		OriginalPrompt: "Fix the failing parser test", Model: "qwen3-coder", Status: sessions.Interrupted,
+		OriginalPrompt: "Fix the failing parser test", Prompts: 2, LastPrompt: "Now add a test for empty input", Model: "qwen3-coder", Status: sessions.Interrupted,
 		TaskList: []parser.Task{{Status: parser.Complete, Text: "Find the failing test"}, {Status: parser.Complete, Text: "Fix the parser"}},
 		History:  h, TotalTokens: 60000,
 		Compressions: []sessions.Compression{{Timestamp: t0.Add(time.Minute), TokensBefore: 30000, TokensAfter: 1200}},
@@ -110,6 +111,61 @@ func richSession() *sessions.Session {
 			{Timestamp: t0.Add(8 * time.Minute), Steps: 2, Verdict: "PASS", Feedback: "Overall: PASS\nThe tests pass."},
 		},
 		Requests: reqs, Cost: ptr(0.0123),
+	}
+}
+
+// calcPy is the file phoneSession's first request attaches (16 lines),
+// with a line that no screen is wide enough for.
+var calcPy = "def add(a, b):\n    return a + b\n\n\ndef div(a, b):\n    return a * b  # wrong\n\n\n" +
+	"def mean(xs):\n    return div(sum(xs), len(xs))\n\n\n" +
+	"TABLE = {'add': add, 'div': div, 'mean': mean, 'a_rather_long_name_for_an_entry': add, 'another_long_entry_name': div}\n\n\n" +
+	"# end of calc.py"
+
+// attached is a request as dev stores it: its text, then each file its @
+// mentions attached.
+func attached(text string, files ...[2]string) string {
+	var b strings.Builder
+	b.WriteString(text)
+	for _, f := range files {
+		fmt.Fprintf(&b, "\n\n<file path=%q>\n%s\n</file>", f[0], f[1])
+	}
+	return b.String()
+}
+
+// phoneSession is what runs off a phone's screen when nothing keeps it in
+// its box: a long directory, a request with an attached file, a long
+// path, a command and code lines without spaces, an answer with a wide
+// table, a long code line and a long link, and many requests in the chart.
+func phoneSession() *sessions.Session {
+	long := "src/calculator/implementation/arithmetic_operations_with_a_rather_long_module_name.py"
+	read := parser.ToolCall{Name: tools.ReadFile, Input: long}
+	run := parser.ToolCall{Name: tools.Command, Input: "```bash\npython -m pytest tests/test_calculator_arithmetic_operations.py::test_division_of_two_numbers_rounds_towards_zero -x -q\n```"}
+	done := parser.ToolCall{Name: tools.Done, Input: "Fixed `div` in " + long + ": it multiplied.\n\n" +
+		"| function | before | after | test | file | note |\n|---|---|---|---|---|---|\n" +
+		"| div | `a * b` | `a / b` | test_division_of_two_numbers_rounds_towards_zero | " + long + " | the only change that was needed |\n" +
+		"| mean | wrong | right | test_mean_of_a_list | src/calc.py | follows from div |\n\n" +
+		"```python\nTABLE = {'add': add, 'div': div, 'mean': mean, 'a_rather_long_name_for_an_entry': add, 'another_long_entry_name': div}\n```\n\n" +
+		"See https://docs.python.org/3/library/operator.html#mapping-operators-to-functions-and-a-rather-long-anchor."}
+	first := attached("Fix the division in @src/calc.py", [2]string{"src/calc.py", calcPy})
+	h := []llm.Message{
+		request(first),
+		reply("Read the module first: "+long+".", []parser.Task{{Status: parser.InProgress, Text: "Find why " + long + " divides wrongly"}}, read),
+		results([]parser.ToolCall{read}, []tools.Result{{Tool: tools.ReadFile, OK: true, Output: long + " (3 lines)\ndef div(a, b):\n    return a * b\nOPERATIONS = ['add', 'div', 'mean', 'a_rather_long_name_for_an_entry', 'another_long_entry_name', 'and_one_more']", Attrs: [][2]string{{"path", long}}}}, ""),
+		reply("Run the one test.", nil, run),
+		results([]parser.ToolCall{run}, []tools.Result{{Tool: tools.Command, OK: false, Output: "FAILED tests/test_calculator_arithmetic_operations.py::test_division_of_two_numbers_rounds_towards_zero - AssertionError: assert 6 == 1.5\nexit code 1"}}, ""),
+		reply("Done.", nil, done),
+		request(attached("And the guide: @docs/guide.md", [2]string{"docs/guide.md", "# Guide\n\nDivide with div."})),
+		reply("", nil, parser.ToolCall{Name: tools.Done, Input: "The guide says so already."}),
+	}
+	var reqs []sessions.Request
+	for i := range 40 {
+		reqs = append(reqs, sessions.Request{Timestamp: t0.Add(time.Duration(i) * time.Minute), Model: "qwen3-coder", Purpose: sessions.PurposeWorker,
+			PromptTokens: 120000 + 2000*i, CompletionTokens: 300 + 10*i, FirstByteMs: int64(900 + 40*i), DurationMs: int64(14000 + 300*i)})
+	}
+	return &sessions.Session{
+		ID: phoneID, CreatedAt: t0, UpdatedAt: t0.Add(9 * time.Hour), WorkingDirectory: "/home/ann/src/github.com/example-organisation/a-rather-long-service-name/backend",
+		OriginalPrompt: first, Prompts: 2, LastPrompt: "And the guide: @docs/guide.md",
+		Model: "qwen3-coder", Status: sessions.Complete, History: h, TotalTokens: 6_000_000, Requests: reqs,
 	}
 }
 
@@ -223,6 +279,12 @@ func (f fakeDiffs) Steps(_ context.Context, sess *sessions.Session) ([]StepDiff,
 		}
 		return steps, nil
 	}
+	if sess.ID == phoneID {
+		path := "src/calculator/implementation/arithmetic_operations_with_a_rather_long_module_name.py"
+		return []StepDiff{{Checkpoint: 1, Time: t0.Add(time.Minute), Request: 1, Step: 1, Tool: tools.FindAndReplace, Input: path,
+			Files: []FileDiff{{Path: path, Change: "modified", Patch: "diff --git a/" + path + " b/" + path + "\n--- a/" + path + "\n+++ b/" + path +
+				"\n@@ -5,2 +5,2 @@\n def div(a, b):\n-    return a * b  # wrong, and a comment long enough to run off any phone's screen\n+    return a / b\n"}}}}, nil
+	}
 	if sess.ID != richID {
 		return nil, nil
 	}
@@ -250,8 +312,7 @@ func (m memStore) Load(id string) (*sessions.Session, error) {
 func (m memStore) List() ([]sessions.Summary, error) {
 	var out []sessions.Summary
 	for _, s := range m {
-		out = append(out, sessions.Summary{ID: s.ID, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, WorkingDirectory: s.WorkingDirectory,
-			OriginalPrompt: s.OriginalPrompt, Model: s.Model, Status: s.Status, TotalTokens: s.TotalTokens, Profile: s.Profile, Cost: s.Cost})
+		out = append(out, s.Summary())
 	}
 	slices.SortFunc(out, func(a, b sessions.Summary) int {
 		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
@@ -274,6 +335,7 @@ func plainSession(n int) *sessions.Session {
 		Model: []string{"qwen3-coder", "devstral-small"}[n%2], Status: statuses[n%len(statuses)], TotalTokens: 1000 + 37*n,
 	}
 	sess.History = append(sess.History, request(sess.OriginalPrompt))
+	sess.Prompts, sess.LastPrompt = 1, sess.OriginalPrompt // as the loop counts them
 	for i := range 30 {
 		sess.History = append(sess.History, reply(fmt.Sprintf("Step %d: read main.go again.", i), nil, read),
 			results([]parser.ToolCall{read}, []tools.Result{{Tool: tools.ReadFile, OK: true, Output: strings.Repeat("\tfmt.Println(\"hello\") // a & b\n", 60)}}, ""))

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/devagent/dev/mention"
 	"github.com/devagent/dev/sessions"
 	"github.com/devagent/dev/textfmt"
 	"github.com/devagent/dev/ui"
@@ -24,6 +25,8 @@ var funcs = template.FuncMap{
 	"duration":  func(d time.Duration) string { return shortSeconds(float64(d.Milliseconds())) },
 	"percent":   func(f float64) string { return fmt.Sprintf("%.0f%%", f*100) },
 	"f":         func(v float64) string { return fmt.Sprintf("%.1f", v) },
+	"pct":       func(v float64) string { return fmt.Sprintf("%.3f%%", v) },
+	"plural":    textfmt.Plural,
 	"when":      func(t time.Time) string { return t.Local().Format("2006-01-02 15:04") },
 	"clock":     func(t time.Time) string { return t.Local().Format("15:04:05") },
 	"deref":     func(p *int) int { return *p },
@@ -49,7 +52,7 @@ func (f filter) apply(all []sessions.Summary) []sessions.Summary {
 			continue
 		}
 		if len(words) > 0 {
-			hay := strings.ToLower(strings.Join([]string{s.OriginalPrompt, s.ID, s.Model, s.Profile, s.WorkingDirectory}, "\n"))
+			hay := strings.ToLower(strings.Join([]string{s.OriginalPrompt, s.LastPrompt, s.ID, s.Model, s.Profile, s.WorkingDirectory}, "\n"))
 			if !allIn(words, hay) {
 				continue
 			}
@@ -75,12 +78,39 @@ const listRows = 200
 
 type listPage struct {
 	Filter   filter
-	Rows     []sessions.Summary
+	Rows     []listRow
 	Matched  int // sessions the filter matched; Rows may hold fewer
 	All      string
 	Total    int
 	Dirs     []dirOption
 	Statuses []string
+}
+
+// listRow is a session as the list shows it (SPEC §17, sessions told
+// apart): its first request and its last as typed (Last is "" when it
+// made one), its number of requests, and when it was last used.
+type listRow struct {
+	sessions.Summary
+	First, Last string
+	Used        string // "3h ago"
+}
+
+func rowsOf(list []sessions.Summary, now time.Time) []listRow {
+	rows := make([]listRow, len(list))
+	for i, s := range list {
+		rows[i] = listRow{Summary: s, First: typed(s.OriginalPrompt), Used: ui.AgoShort(now.Sub(s.UpdatedAt))}
+		if s.Prompts > 1 {
+			rows[i].Last = typed(s.LastPrompt)
+		}
+	}
+	return rows
+}
+
+// typed is a stored request as the user typed it: without the files its
+// @ mentions attached.
+func typed(request string) string {
+	text, _ := mention.Split(request)
+	return strings.TrimSpace(text)
 }
 
 type dirOption struct {
@@ -112,14 +142,15 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	f := filterOf(q)
 	rows := f.apply(all)
-	page := listPage{Filter: f, Rows: rows, Matched: len(rows), Total: len(all), Dirs: directories(all),
+	page := listPage{Filter: f, Matched: len(rows), Total: len(all), Dirs: directories(all),
 		Statuses: []string{string(sessions.Active), string(sessions.Complete), string(sessions.Failed), string(sessions.Interrupted)}}
 	if q.Get("all") != "1" && len(rows) > listRows {
-		page.Rows = rows[:listRows]
+		rows = rows[:listRows]
 		q.Set("all", "1")
 		q.Del("fragment")
 		page.All = "/?" + q.Encode()
 	}
+	page.Rows = rowsOf(rows, s.now())
 	name := "list.html"
 	if r.URL.Query().Get("fragment") == "1" {
 		name = "rows"
@@ -128,8 +159,12 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 }
 
 type sessionPage struct {
-	S        *sessions.Session
-	Title    string
+	S     *sessions.Session
+	Title string
+	// First is the first request as typed, and Attached the files its @
+	// mentions attached, each a line that opens on its content.
+	First    string
+	Attached []entry
 	Entries  []entry
 	Chart    *chart
 	Requests []requestRow
@@ -161,7 +196,11 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, http.StatusInternalServerError, err)
 		return
 	}
-	page := sessionPage{S: sess, Title: textfmt.Excerpt(sess.OriginalPrompt, 80), Entries: entriesOf(sess), Chart: newChart(sess.Requests)}
+	first, files := mention.Split(sess.OriginalPrompt)
+	page := sessionPage{S: sess, Title: textfmt.Excerpt(first, 80), First: strings.TrimSpace(first), Entries: entriesOf(sess), Chart: newChart(sess.Requests)}
+	for _, f := range files {
+		page.Attached = append(page.Attached, attachedLine(f))
+	}
 	if page.Title == "" {
 		page.Title = "Session " + sess.ID
 	}

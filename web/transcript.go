@@ -7,6 +7,7 @@ import (
 
 	"github.com/devagent/dev/audit"
 	"github.com/devagent/dev/history"
+	"github.com/devagent/dev/mention"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/sessions"
 	"github.com/devagent/dev/textfmt"
@@ -114,13 +115,26 @@ type builder struct {
 
 func (b *builder) add(e entry) { b.out = append(b.out, e) }
 
-func (b *builder) line(class, text, more string) {
+func (b *builder) line(class, text, more string) { b.add(lineEntry(class, text, more)) }
+
+// lineEntry is a line of the transcript, and what it opens to.
+func lineEntry(class, text, more string) entry {
 	e := entry{Kind: kindLine, Class: class, Text: text}
 	// A note of one line shown whole has nothing more to show.
 	if more = strings.TrimSpace(more); more != "" && !strings.HasSuffix(text, more) {
 		e.More, e.Lines = more, lineCount(more)
 	}
-	b.add(e)
+	return e
+}
+
+// attachedLine is a file a request's @ mention attached, as the terminal
+// shows it: "attached PATH (N lines)", its content closed until opened.
+func attachedLine(a mention.Attached) entry {
+	what := textfmt.Plural(a.Lines, "line")
+	if a.Binary {
+		what = "binary: named, not attached"
+	}
+	return lineEntry(classDim, fmt.Sprintf("attached %s (%s)", a.Path, what), a.Content)
 }
 
 // turn shows a request, or the summary of a compression, then its steps
@@ -136,11 +150,7 @@ func (b *builder) turn(t transcript.Turn) {
 		}
 		b.add(entry{Kind: kindRequest, Title: title, Text: t.Text})
 		for _, a := range t.Attachments {
-			what := textfmt.Plural(a.Lines, "line")
-			if a.Binary {
-				what = "binary: named, not attached"
-			}
-			b.line(classDim, fmt.Sprintf("attached %s (%s)", a.Path, what), a.Content)
+			b.add(attachedLine(a))
 		}
 	case transcript.TurnSummary:
 		for _, a := range t.Audits { // of the DONEs the summary replaced

@@ -42,6 +42,8 @@ type Options struct {
 	Diffs Diffs
 	// Token is the secret every request must carry; "" makes a random one.
 	Token string
+	// Now is the clock the list says "3h ago" by; nil is time.Now.
+	Now func() time.Time
 }
 
 // Server is the session browser's HTTP handler and what it needs.
@@ -78,6 +80,13 @@ func New(opts Options) (*Server, error) {
 	mux.Handle("GET /assets/", http.StripPrefix("/assets/", http.FileServerFS(assets)))
 	s.handler = s.guard(mux)
 	return s, nil
+}
+
+func (s *Server) now() time.Time {
+	if s.opts.Now == nil {
+		return time.Now()
+	}
+	return s.opts.Now()
 }
 
 // Token is the secret of the URL.

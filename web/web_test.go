@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 func fixtures() memStore {
@@ -238,6 +239,60 @@ func TestListFilters(t *testing.T) {
 	}
 }
 
+// Sessions are told apart (SPEC §17): each row shows the first request
+// and the last as typed (no attached file), the number of requests and
+// when the session was last used; the filter finds words of the last
+// request too.
+func TestListTellsSessionsApart(t *testing.T) {
+	t.Parallel()
+	m := fixtures()
+	phone := phoneSession()
+	m[phone.ID] = phone
+	s, err := New(Options{Sessions: m, Store: m, Token: "test-token", Now: func() time.Time { return t0.Add(10 * time.Hour) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := get(t, s, "/").Body.String()
+	row := body[strings.Index(body, "/s/"+phoneID):]
+	row = row[:strings.Index(row, "</li>")]
+	for _, want := range []string{`<span class="prompt">Fix the division in @src/calc.py</span>`,
+		`<span class="last"><span class="label">last:</span> And the guide: @docs/guide.md</span>`,
+		`used 1h ago</span>`, `<span class="requests">2 requests</span>`} {
+		if !strings.Contains(row, want) {
+			t.Errorf("the row lacks %q:\n%s", want, row)
+		}
+	}
+	if strings.Contains(row, "def add") || strings.Contains(row, "&lt;file") {
+		t.Errorf("the row shows the attached file:\n%s", row)
+	}
+	if n := strings.Count(body, `<span class="last">`); n != 2 { // the phone's and the rich session's
+		t.Errorf("%d rows show a last request, want the 2 sessions of more than one", n)
+	}
+	if got := listed(t, s, "q=guide"); len(got) != 1 || got[0] != phoneID {
+		t.Errorf("?q=guide lists %v, want the session whose last request says it", got)
+	}
+}
+
+// The session page shows the first request as typed, each file it
+// attached a line that opens on its content, as the terminal shows it.
+func TestSessionPageAttachments(t *testing.T) {
+	t.Parallel()
+	m := memStore{phoneID: phoneSession()}
+	body := get(t, newTestServer(t, m, nil), "/s/"+phoneID).Body.String()
+	for _, want := range []string{`<h1 class="title">Fix the division in @src/calc.py</h1>`,
+		`<pre class="request">Fix the division in @src/calc.py</pre>
+<details class="line dim"><summary>attached src/calc.py (16 lines)</summary><pre>def add(a, b):`,
+		`<div class="box-title">Request 2</div><pre>And the guide: @docs/guide.md</pre></div>
+<details class="line dim"><summary>attached docs/guide.md (3 lines)</summary><pre># Guide`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if n := strings.Count(body, "&lt;file path="); n != 0 {
+		t.Errorf("the page shows %d attachments as stored", n)
+	}
+}
+
 func TestSessionPage(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, fixtures(), fakeDiffs{})
@@ -266,8 +321,8 @@ func TestSessionPage(t *testing.T) {
 			t.Errorf("the session page lacks %q", want)
 		}
 	}
-	if n := strings.Count(body, `<g class="bar `); n != 9 {
-		t.Errorf("the chart has %d bars, want one per request (9)", n)
+	if n := strings.Count(body, `<g class="bar `); n != 18 {
+		t.Errorf("the chart has %d bars, want one per request (9) in each of its two panels", n)
 	}
 }
 
