@@ -552,7 +552,7 @@ func sessionStarted(sess *sessions.Session, resumed bool, approval string) event
 		return e
 	}
 	ex := lastExchange(sess.History)
-	e.LastRequest, e.LastAnswer, e.LastAsked = ex.request, ex.answer, ex.asked
+	e.LastRequest, e.LastAnswer, e.LastAsked = ex.typed, ex.answer, ex.asked
 	e.Recent = slices.Clone(ex.recent)
 	e.LastUsed = sess.UpdatedAt
 	e.LastStatus = string(sess.Status)
@@ -564,6 +564,10 @@ func sessionStarted(sess *sessions.Session, resumed bool, approval string) event
 // exchange is the last request of a history and what came of it.
 type exchange struct {
 	request string
+	// typed is the request as the user typed it, each file its @ mentions
+	// attached on a line of its own ("attached PATH (N lines)"), as the
+	// terminal showed it then.
+	typed string
 	// answer is the DONE summary that ended the request, or (asked) the
 	// question of an ASK_USER the model's last step asked; never its
 	// thoughts.
@@ -580,7 +584,17 @@ func lastExchange(msgs []llm.Message) exchange {
 	if !ok {
 		return exchange{}
 	}
-	ex := exchange{request: turn.Request, recent: msgs[turn.From:]}
+	ex := exchange{request: turn.Request, typed: turn.Request, recent: msgs[turn.From:]}
+	if turn.Kind == transcript.TurnRequest {
+		ex.typed = turn.Text
+	}
+	for _, f := range turn.Attachments {
+		what := textfmt.Plural(f.Lines, "line")
+		if f.Binary {
+			what = "binary: named, not attached"
+		}
+		ex.typed += fmt.Sprintf("\nattached %s (%s)", f.Path, what)
+	}
 	ex.answer, ex.asked = turn.Answer()
 	return ex
 }

@@ -2,6 +2,8 @@ package app
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -9,6 +11,7 @@ import (
 	"github.com/devagent/dev/history"
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/loop"
+	"github.com/devagent/dev/mention"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/sessions"
 	"github.com/devagent/dev/step"
@@ -97,6 +100,16 @@ func TestLastExchange(t *testing.T) {
 	}
 	if ex := lastExchange(h); ex.request != "add a flag" || ex.answer != "Added the flag." || ex.asked || len(ex.recent) != 2 {
 		t.Errorf("got %+v", ex)
+	}
+	attached, _ := mention.Expand(t.TempDir(), "look at @a.txt")
+	if ex := lastExchange([]llm.Message{history.Request(attached)}); ex.typed != "look at @a.txt" {
+		t.Errorf("a request naming a missing file: got %+v", ex)
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\ntwo\n"), 0o600)
+	attached, _ = mention.Expand(dir, "look at @a.txt")
+	if ex := lastExchange([]llm.Message{history.Request(attached)}); ex.typed != "look at @a.txt\nattached a.txt (2 lines)" || ex.request != attached {
+		t.Errorf("a request with a file attached: got %+v", ex)
 	}
 	h = append(h, history.Request("now tests"), llm.Message{Role: "assistant", Content: step},
 		history.Results([]parser.ToolCall{{Name: "READ_FILE", Input: "main.go"}}, []history.ToolResult{{Tool: "READ_FILE", OK: true, Output: "package main"}}, ""))

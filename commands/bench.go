@@ -70,7 +70,7 @@ dev bench report DIR...   merge the reports of several runs or shards`,
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, DefaultText: "the\n\tserver's slots, else 1", Usage: "run `N` tasks of a model at once"},
 			&cli.StringFlag{Name: "tasks", Value: builtinSuite, Usage: "the suite: builtin, or a `DIR` of tasks\n\t(task.md, workspace/, check)"},
 			&cli.GenericFlag{Name: "only", Value: &listFlag{}, Usage: "run only the tasks `NAMES` (a comma list)"},
-			&cli.StringFlag{Name: "shard", Usage: "run shard `I/N`: the tasks at positions I,\n\tI+N, … of the suite, from 0"},
+			&cli.StringFlag{Name: "shard", Usage: "run shard `I/N`: the tasks at positions I,\n\tI+N, … of the suite, from 0 (N/N is 0/N)"},
 			&cli.StringFlag{Name: "out", DefaultText: "./dev-bench-<date>-<time>", Usage: "write the report and the sessions to\n\t`DIR`"},
 			&cli.DurationFlag{Name: "task-timeout", Value: defaultTaskTimeout, Usage: "stop a task's run after `DURATION`"},
 			&cli.BoolFlag{Name: "json", Usage: "print a JSON object per finished task,\n\tthe summary last"},
@@ -176,20 +176,23 @@ func listOf(c *cli.Context, name string) []string {
 	return nil
 }
 
-// parseShard reads I/N: shard I (from 0) of N.
+// parseShard reads I/N: shard I (from 0) of N. N/N is shard 0/N: a job
+// runner that numbers its jobs from 1 (a CI matrix of 1..N) and one that
+// numbers them from 0 (Kubernetes' JOB_COMPLETION_INDEX) both cover every
+// task once.
 func parseShard(s string) (i, n int, err error) {
 	is, ns, ok := strings.Cut(s, "/")
 	i, errI := strconv.Atoi(strings.TrimSpace(is))
 	n, errN := strconv.Atoi(strings.TrimSpace(ns))
 	switch {
 	case !ok || errI != nil || errN != nil:
-		return 0, 0, errors.New("want I/N, e.g. 0/4: shard I of N, counted from 0")
+		return 0, 0, errors.New("want I/N, e.g. 0/4: shard I of N, counted from 0 (N/N is 0/N)")
 	case n < 1:
 		return 0, 0, errors.New("the number of shards must be at least 1")
-	case i < 0 || i >= n:
-		return 0, 0, fmt.Errorf("the shard must be from 0 to %d", n-1)
+	case i < 0 || i > n:
+		return 0, 0, fmt.Errorf("the shard must be from 0 to %d (or %d, the same as 0)", n-1, n)
 	}
-	return i, n, nil
+	return i % n, n, nil
 }
 
 // runBench is dev bench: the suite, the models and modes, the run, the

