@@ -28,12 +28,12 @@ import (
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/loop"
 	"github.com/devagent/dev/mcp"
-	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/prompts"
 	"github.com/devagent/dev/reaper"
 	"github.com/devagent/dev/redact"
 	"github.com/devagent/dev/sandbox"
 	"github.com/devagent/dev/sessions"
+	"github.com/devagent/dev/shape"
 	"github.com/devagent/dev/shell"
 	"github.com/devagent/dev/step"
 	"github.com/devagent/dev/textfmt"
@@ -152,11 +152,10 @@ type App struct {
 
 	models []string // the server's, when it listed them at start
 
-	// constrained: the worker's and the auditor's requests carry the
-	// grammar of their replies (constrain, and the server discovery found);
-	// server is what discovery found.
-	constrained bool
-	server      llm.ServerInfo
+	// known is what the run knows of the server (discovery's finding
+	// first) and the model, which decides how the replies are shaped
+	// (SPEC §18); the worker and the auditor share it and teach it.
+	known *shape.Known
 }
 
 // Open opens the session to work in and wires the run. Its errors are the
@@ -247,10 +246,10 @@ func Open(o Options) (*App, error) {
 		a.Close()
 		return nil, err
 	}
-	// The server's kind decides whether replies are constrained, before
-	// the loop is wired.
+	// The server's kind decides how replies are shaped, before the loop is
+	// wired.
 	info := <-discovery
-	a.server, a.constrained = info, constrains(a.cfg.Constrain, info.Kind)
+	a.known = &shape.Known{Server: info}
 	a.wire()
 	a.sink.Emit(sessionStarted(sess, resumed, a.Approval()))
 	a.learnWindow(info)
@@ -387,41 +386,40 @@ func (a *App) wire() {
 		Live:           a.liveOutput(event.Worker),
 	}
 	// One set of request parameters: the auditor and the summariser
-	// differ from the worker only in their model, and the worker sends the
-	// grammar of its replies.
+	// differ from the worker only in their model; the worker's and the
+	// auditor's requests add the shape of their replies (shape.Plan).
 	worker := requestParams(cfg)
 	auditing, summarising := worker, worker
 	auditing.Model = orModel(cfg.AuditModel, cfg.Model)
 	summarising.Model = orModel(cfg.CompressModel, cfg.Model)
-	compactor := &compress.Summarizer{
-		Model:  model, // transient failures are retried like the worker's
-		Params: summarising,
+	// One room for every conversation of the run: the window, the
+	// summariser, the threshold.
+	room := step.Room{
+		Window:    a.window,
+		Compactor: &compress.Summarizer{Model: model, Params: summarising}, // transient failures are retried like the worker's
+		Threshold: cfg.CompressThreshold,
 	}
 	registry := a.tools
-	think, thinkChars := llm.ThinkBlock(worker.Thinking, a.server)
-	shape := parser.GrammarOptions{Thinking: think, ThinkChars: thinkChars, ReplyCap: replyCap(cfg, a.server)}
-	if a.constrained {
-		worker.Grammar = tools.Grammar(a.offered(registry), shape).GBNF()
-	}
 	a.loop = &loop.Loop{
 		Model:       model,
 		Tools:       registry,
 		Env:         env,
 		Store:       a.store,
 		Sink:        a.sink,
-		Compactor:   compactor,
-		Window:      a.window,
+		Room:        room,
 		Secrets:     a.redactor,
 		Checkpoints: runCheckpoints{a},
 		Config: loop.Config{
-			Params:            worker,
-			SystemPrompt:      a.systemPrompt(registry),
-			MaxLoops:          cfg.MaxLoops,
-			MaxRetries:        retries,
-			MaxAuditFailures:  cfg.MaxAuditFailures,
-			AuditOnlyChanges:  cfg.Audit == config.AuditChanges,
-			CompressThreshold: cfg.CompressThreshold,
-			Now:               a.opts.Now,
+			Params:           worker,
+			Constrain:        shape.Constrain(cfg.Constrain),
+			Offered:          tools.Shaped(a.offered(registry)),
+			Known:            a.known,
+			SystemPrompt:     a.systemPrompt(registry),
+			MaxLoops:         cfg.MaxLoops,
+			MaxRetries:       retries,
+			MaxAuditFailures: cfg.MaxAuditFailures,
+			AuditOnlyChanges: cfg.Audit == config.AuditChanges,
+			Now:              a.opts.Now,
 		},
 	}
 	a.auditor = nil
@@ -434,15 +432,13 @@ func (a *App) wire() {
 			Env: &tools.Env{Dir: env.Dir, CommandTimeout: env.CommandTimeout, OutputDir: env.OutputDir, Spills: env.Spills,
 				Deny: env.Deny, Sandbox: env.Sandbox, Groups: env.Groups, Live: a.liveOutput(event.Auditor),
 				Approve: a.protectOnly},
-			Secrets:           a.redactor,
-			Commands:          cfg.AuditCommands,
-			MaxRetries:        retries,
-			Sink:              a.sink,
-			Window:            a.window,
-			Compactor:         compactor,
-			CompressThreshold: cfg.CompressThreshold,
-			Constrain:         a.constrained,
-			GrammarOptions:    shape,
+			Secrets:    a.redactor,
+			Commands:   cfg.AuditCommands,
+			MaxRetries: retries,
+			Sink:       a.sink,
+			Room:       room,
+			Constrain:  shape.Constrain(cfg.Constrain),
+			Known:      a.known,
 		}
 	}
 	a.applyMode()
@@ -453,33 +449,6 @@ func (a *App) wire() {
 func requestParams(cfg config.Config) llm.Params {
 	return llm.Params{Model: cfg.Model, Temperature: cfg.Temperature, MaxTokens: cfg.MaxTokens,
 		Thinking: thinkingOf(cfg.Thinking), Extra: cfg.ExtraBody}
-}
-
-// constrains decides whether a run's replies are shaped by the server
-// (SPEC §18): constrain on, or auto on a server known to apply a grammar.
-func constrains(setting string, kind llm.ServerKind) bool {
-	switch setting {
-	case config.ConstrainOn:
-		return true
-	case config.ConstrainOff:
-		return false
-	}
-	return llm.GrammarServer(kind)
-}
-
-// replyCap is the reply cap of a run's requests as it starts: maxTokens, or
-// the default of the window it works with (the grammar bounds a file's
-// content by it).
-func replyCap(cfg config.Config, info llm.ServerInfo) int {
-	if cfg.MaxTokens != nil {
-		return *cfg.MaxTokens
-	}
-	window := cfg.MaxContextTokens
-	if info.Window > 0 && (window <= 0 || info.Window < window) {
-		window = info.Window
-	}
-	asked := cfg.Thinking == config.ThinkingLow || cfg.Thinking == config.ThinkingMedium || cfg.Thinking == config.ThinkingHigh
-	return llm.DefaultMaxTokens(window, asked)
 }
 
 // answers reports whether someone answers the model's questions
@@ -499,9 +468,6 @@ func (a *App) offered(registry *tools.Registry) []tools.Doc {
 	}
 	return docs
 }
-
-// Thinking is config's thinking level as llm asks for it.
-func Thinking(level string) llm.Thinking { return thinkingOf(level) }
 
 // thinkingOf is config's thinking level as llm asks for it.
 func thinkingOf(level string) llm.Thinking {
@@ -540,7 +506,9 @@ func (a *App) systemPrompt(registry *tools.Registry) string {
 func (a *App) learnWindow(info llm.ServerInfo) {
 	a.window.Lower(info.Window)
 	a.sink.Emit(event.ContextWindow{Window: a.window.Size(), Configured: a.cfg.MaxContextTokens,
-		Server: string(info.Kind), ServerWindow: info.Window, Source: info.Source, Constrained: a.constrained})
+		Server: string(info.Kind), ServerWindow: info.Window, Source: info.Source,
+		Shape:          string(shape.Form(shape.Constrain(a.cfg.Constrain), shape.Known{Server: info})),
+		ShapeAfterMiss: string(shape.Form(shape.Constrain(a.cfg.Constrain), shape.Known{Server: info, Missed: true}))})
 }
 
 // sessionStarted describes the session opened, worked on in approval

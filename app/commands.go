@@ -12,6 +12,7 @@ import (
 	"github.com/devagent/dev/event"
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/sessions"
+	"github.com/devagent/dev/shape"
 	"github.com/devagent/dev/step"
 )
 
@@ -98,18 +99,16 @@ func (a *App) Resume(typed string) error {
 // to compress.
 func (a *App) Compact(ctx context.Context) (bool, error) {
 	conv := &step.Conversation{
-		Agent:             event.Worker,
-		Model:             a.loop.Model,
-		Params:            a.loop.Params,
-		System:            a.loop.SystemPrompt,
-		Sink:              a.sink,
-		Window:            a.window,
-		Compactor:         a.loop.Compactor,
-		CompressThreshold: a.cfg.CompressThreshold,
-		State:             a.sess,
-		Current:           lastRequest(a.sess.History),
-		Save:              func() error { return a.store.Save(a.sess) },
-		Now:               a.opts.Now,
+		Agent:   event.Worker,
+		Model:   a.loop.Model,
+		Params:  a.loop.Params,
+		System:  a.loop.SystemPrompt,
+		Sink:    a.sink,
+		Room:    a.loop.Room,
+		State:   a.sess,
+		Current: lastRequest(a.sess.History),
+		Save:    func() error { return a.store.Save(a.sess) },
+		Now:     a.opts.Now,
 	}
 	msgs := append([]llm.Message{{Role: llm.RoleSystem, Content: conv.System}}, a.sess.History...)
 	return conv.Compress(ctx, compress.Tokens(compress.Chars(msgs)), event.ReasonRequested)
@@ -143,7 +142,7 @@ func (a *App) SetProfile(name string) error {
 	a.client = a.newClient()
 	a.window = step.NewWindow(cfg.MaxContextTokens)
 	info := a.client.Discover(context.Background(), cfg.Model)
-	a.server, a.constrained = info, constrains(cfg.Constrain, info.Kind)
+	a.known = &shape.Known{Server: info}
 	a.learnWindow(info)
 	a.sess.Model, a.sess.Profile = cfg.Model, cfg.Profile
 	a.wire()

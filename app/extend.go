@@ -12,10 +12,10 @@ import (
 	"github.com/devagent/dev/config"
 	"github.com/devagent/dev/event"
 	"github.com/devagent/dev/history"
-	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/mcp"
 	"github.com/devagent/dev/mention"
 	"github.com/devagent/dev/parser"
+	"github.com/devagent/dev/shape"
 	"github.com/devagent/dev/slashcmd"
 	"github.com/devagent/dev/tools"
 )
@@ -76,19 +76,18 @@ func customTools(cfg config.Config) []tools.Tool {
 	return out
 }
 
-// WorkerGrammar is the grammar of an interactive run's worker replies
-// (SPEC §18) without the tools of MCP servers, which it does not connect
-// to, and with a <think> block only when thinking asks for one (the
-// server is not known here): what dev doctor's grammar probe sends. "" when the custom tools
-// cannot be composed.
-func WorkerGrammar(cfg config.Config) string {
+// Sends is what a run of the settings sends with its requests, and the
+// tools an interactive run's worker replies offer (without the tools of
+// MCP servers, which it does not connect to): what dev doctor hands to
+// shape.Plan to say what a run sends. The tools are nil when the custom
+// tools cannot be composed.
+func Sends(cfg config.Config) (shape.Settings, []parser.GrammarTool) {
+	settings := shape.Settings{Params: requestParams(cfg), Constrain: shape.Constrain(cfg.Constrain), Window: cfg.MaxContextTokens}
 	r, err := tools.Compose(customTools(cfg)...)
 	if err != nil {
-		return ""
+		return settings, nil
 	}
-	think, thinkChars := llm.ThinkBlock(thinkingOf(cfg.Thinking), llm.ServerInfo{})
-	return tools.Grammar(r.Docs(), parser.GrammarOptions{Thinking: think, ThinkChars: thinkChars,
-		ReplyCap: replyCap(cfg, llm.ServerInfo{})}).GBNF()
+	return settings, tools.Shaped(r.Docs())
 }
 
 // MCP is the MCP servers of the run (for dev mcp and /help).

@@ -11,6 +11,7 @@ import (
 	"github.com/devagent/dev/event"
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/loop"
+	"github.com/devagent/dev/shape"
 	"github.com/devagent/dev/step"
 	"github.com/devagent/dev/textfmt"
 	"github.com/devagent/dev/usage"
@@ -104,7 +105,7 @@ func (a *App) explain(o loop.Outcome) string {
 		if errors.Is(o.Err, audit.ErrFormat) {
 			return "the auditor kept answering in a format dev cannot parse; set auditModel in " + cfgPath + " to a stronger model, or use --no-audit"
 		}
-		return explainFormat(o, a.constrained, a.cfg.MaxTokens != nil, cfgPath)
+		return explainFormat(o, a.shaped(), a.cfg.MaxTokens != nil, cfgPath)
 	case loop.AuditFailed:
 		return fmt.Sprintf("the audit failed %d times in a row (maxAuditFailures in %s); the last feedback is in the session: dev sessions show %s",
 			o.Audits, cfgPath, a.sess.ID)
@@ -125,6 +126,18 @@ func (a *App) explain(o loop.Outcome) string {
 	return ""
 }
 
+// shaped reports whether the run tried to have the server shape the
+// replies: a form was sent, or would be after a miss, or the server
+// ignored or refused one.
+func (a *App) shaped() bool {
+	k := *a.known
+	if k.GrammarIgnored || k.JSONIgnored || k.Rejected {
+		return true
+	}
+	k.Missed = true
+	return shape.Form(shape.Constrain(a.cfg.Constrain), k) != llm.ShapeNone
+}
+
 // explainFormat says why the model's replies could not be used and what
 // would help, in order: the server shaping them (constrain), a larger reply
 // cap when they ran to it (maxTokens), a stronger model.
@@ -136,7 +149,8 @@ func explainFormat(o loop.Outcome, constrained, maxTokensSet bool, cfgPath strin
 	msg += ")"
 	var fixes []string
 	if !constrained {
-		fixes = append(fixes, "have the server shape the replies: constrain on in "+cfgPath+" (llama.cpp and vLLM apply it; auto does so for them)")
+		fixes = append(fixes, "have the server shape the replies: constrain on in "+cfgPath+
+			" (llama.cpp, vLLM and SGLang apply the grammar, Ollama and LM Studio the JSON form; auto does so for them), or json for a server that takes a JSON schema")
 	}
 	if o.CutReplies > 0 {
 		how := "raise maxTokens in " + cfgPath

@@ -19,6 +19,7 @@ import (
 	"github.com/devagent/dev/prompts"
 	"github.com/devagent/dev/redact"
 	"github.com/devagent/dev/sessions"
+	"github.com/devagent/dev/shape"
 	"github.com/devagent/dev/step"
 	"github.com/devagent/dev/tools"
 )
@@ -59,7 +60,7 @@ type Result struct {
 type Auditor struct {
 	Model step.Model
 	// Params go with every audit request; Model is auditModel (by default
-	// the worker's model). Grammar is the auditor's own (see Constrain).
+	// the worker's model).
 	Params llm.Params
 	// Env is where allowed commands run: the worker's directory, command
 	// timeout and session directory. It must not offer background
@@ -73,20 +74,13 @@ type Auditor struct {
 	// Secrets masks what the audit stores and shows: tool results and the
 	// auditor's own text (see step.Conversation); nil masks nothing.
 	Secrets *redact.Redactor
-	// Window is the server's context window; Compactor, when set, keeps a
-	// long audit inside it.
-	Window            *step.Window
-	Compactor         step.Compactor
-	CompressThreshold float64
-	// Constrain sends the grammar of the auditor's replies, with its own
-	// read-only tools, in every audit request, so that the server shapes
-	// them (SPEC §18).
-	Constrain bool
-	// GrammarOptions shape the grammar: a <think> block (llm.ThinkBlock),
-	// the reply cap.
-	GrammarOptions parser.GrammarOptions
-
-	grammar string // built on the first audit, the same for every request
+	// Room keeps a long audit inside the context window.
+	step.Room
+	// Constrain and Known shape the auditor's replies with its own
+	// read-only tools (SPEC §18; step.Conversation's): Known is the run's,
+	// shared with the worker.
+	Constrain shape.Constrain
+	Known     *shape.Known
 }
 
 // DefaultMaxSteps bounds an audit when MaxSteps is not set.
@@ -100,25 +94,23 @@ const noVerdict = "Your report has no verdict. Use DONE again with the same repo
 // result, not an error.
 func (a *Auditor) Audit(ctx context.Context, in Input) (result Result, err error) {
 	registry := a.registry()
-	if a.Constrain && a.grammar == "" {
-		a.grammar = tools.Grammar(offered(registry), a.GrammarOptions).GBNF()
-	}
 	request := request(in)
 	state := &sessions.Session{OriginalPrompt: request}
 	conv := &step.Conversation{
-		Agent:             event.Auditor,
-		Model:             a.Model,
-		Params:            a.params(),
-		System:            prompts.Audit{Dir: a.Env.Dir, Tools: promptTools(registry)}.Render(),
-		Tools:             registry,
-		Env:               a.Env,
-		Secrets:           a.Secrets,
-		Sink:              a.Sink,
-		MaxRetries:        a.MaxRetries,
-		Window:            a.Window,
-		Compactor:         a.Compactor,
-		CompressThreshold: a.CompressThreshold,
-		State:             state,
+		Agent:      event.Auditor,
+		Model:      a.Model,
+		Params:     a.Params,
+		Constrain:  a.Constrain,
+		Offered:    tools.Shaped(offered(registry)),
+		Known:      a.Known,
+		System:     prompts.Audit{Dir: a.Env.Dir, Tools: promptTools(registry)}.Render(),
+		Tools:      registry,
+		Env:        a.Env,
+		Secrets:    a.Secrets,
+		Sink:       a.Sink,
+		MaxRetries: a.MaxRetries,
+		Room:       a.Room,
+		State:      state,
 	}
 	conv.Append(llm.Message{Role: llm.RoleUser, Content: request})
 	maxSteps := a.MaxSteps
@@ -168,14 +160,6 @@ func (a *Auditor) Audit(ctx context.Context, in Input) (result Result, err error
 		conv.Append(history.Results(resp.Tools, tools.Held(results), ""))
 	}
 	return finish(Fail, fmt.Sprintf("The audit could not reach a verdict within %d steps. Make the work easy to verify: name the files changed and the command that proves it works.", maxSteps))
-}
-
-// params are an audit's request parameters: the auditor's, with the
-// grammar of its own tools when it constrains its replies.
-func (a *Auditor) params() llm.Params {
-	p := a.Params
-	p.Grammar = a.grammar
-	return p
 }
 
 // registry is the auditor's tools: the read-only ones, and every other

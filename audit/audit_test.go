@@ -13,6 +13,7 @@ import (
 
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/parser"
+	"github.com/devagent/dev/shape"
 	"github.com/devagent/dev/tools"
 )
 
@@ -419,7 +420,7 @@ func lastMessage(req llm.Request) string {
 func TestAuditGrammarOfItsOwnTools(t *testing.T) {
 	t.Parallel()
 	a, m, _ := newAuditor(t, reply("READ_FILE", "a"), reply("DONE", "Overall: PASS"), reply("DONE", "Overall: PASS"))
-	a.Constrain = true
+	a.Constrain, a.Known = shape.Auto, &shape.Known{Server: llm.ServerInfo{Kind: llm.ServerLlamaCpp}}
 	for range 2 {
 		if _, err := a.Audit(context.Background(), input); err != nil {
 			t.Fatal(err)

@@ -19,14 +19,7 @@ func (d *devCmd) acpCommand() *cli.Command {
 		Description: "An editor starts dev acp and drives it: each session it opens is a dev\n" +
 			"session in its directory, with the settings a run there would use; edits\n" +
 			"show as diffs, approvals are asked in the editor. See docs/editors.md.",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "use `MODEL` (overrides config and DEV_MODEL)"},
-			&cli.StringFlag{Name: "profile", Usage: "use the model profile `NAME` of config.json\n\t(overrides DEV_PROFILE)"},
-			&cli.StringFlag{Name: "approval", Usage: "what to ask in the editor first: `MODE` auto\n\t(nothing), edits (commands), ask (everything) or plan"},
-			&cli.StringFlag{Name: "sandbox", Usage: "`MODE` off, or workspace: commands may write only\n\tin the project, temp and caches (Linux Landlock)"},
-			&cli.StringFlag{Name: "constrain", Usage: "`MODE` auto (llama.cpp and vLLM), on or off: have\n\tthe server shape replies to dev's template"},
-			&cli.BoolFlag{Name: "no-audit", Usage: "accept DONE without the audit (audit: off)"},
-		},
+		Flags:  runFlags(),
 		Action: d.acp,
 	}
 }

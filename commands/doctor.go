@@ -26,13 +26,14 @@ func (d *devCmd) doctorCommand() *cli.Command {
 		Usage: "check the model server and say what to change",
 		Description: "Reads the configuration (without creating it), then probes apiUrl:\n" +
 			"reachable, server kind, model, context window, streaming, reasoning,\n" +
-			"chat-template roles, the reply grammar, and one reply in dev's template\n" +
-			"(constrained as a run would be). Exits 0 when no check failed, 1\n" +
+			"chat-template roles, each form of shape (the reply grammar, the JSON\n" +
+			"form: applied, ignored or rejected), and one reply in dev's template\n" +
+			"(sent as a run sends it). Exits 0 when no check failed, 1\n" +
 			"otherwise. Writes nothing.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "check `MODEL` instead of the configured one"},
 			&cli.StringFlag{Name: "profile", Usage: "check the model profile `NAME`"},
-			&cli.StringFlag{Name: "constrain", Usage: "check with constrain `MODE` (auto, on or off)"},
+			&cli.StringFlag{Name: "constrain", Usage: "check with constrain `MODE` (auto, on, json or off)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
 		},
 		Action: d.doctor,
@@ -50,15 +51,13 @@ func (d *devCmd) doctor(c *cli.Context) error {
 	cfg, found, warnings, err := config.Read(dir, config.Env(d.env), config.Flags{Profile: c.String("profile"), Model: c.String("model"),
 		Constrain: c.String("constrain")})
 	dc := doctor.Config{
-		APIURL: cfg.APIURL, APIKey: cfg.APIKey, Model: cfg.Model,
-		MaxContextTokens: cfg.MaxContextTokens, Temperature: cfg.Temperature, MaxTokens: cfg.MaxTokens,
-		Thinking: app.Thinking(cfg.Thinking), Constrain: cfg.Constrain,
+		APIURL: cfg.APIURL, APIKey: cfg.APIKey,
 		File: config.Path(dir), FileFound: found, Warnings: warnings, Err: err,
 		Safety: safetyFacts(cfg),
 	}
-
 	if err == nil {
-		dc.Grammar = app.WorkerGrammar(cfg)
+		// What a run sends comes from the code a run uses (shape.Plan).
+		dc.Sends, dc.Tools = app.Sends(cfg)
 	}
 
 	// Every probe ends with ctx, so one Ctrl+C is enough.

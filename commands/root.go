@@ -89,22 +89,30 @@ A session id may be shortened to a unique prefix of 6 characters or more.`,
 
 // rootFlags are the flags of dev itself: a run or a conversation.
 func rootFlags() []cli.Flag {
-	return []cli.Flag{
+	return append([]cli.Flag{
 		&cli.StringFlag{Name: "prompt", Aliases: []string{"p"}, Usage: "run `PROMPT` unattended and exit when done"},
 		&cli.BoolFlag{Name: "resume", Usage: "continue the last session used in this directory"},
 		&cli.StringFlag{Name: "session", Usage: "continue the session `ID` (a unique prefix will do), or create it with that uuid"},
 		&cli.BoolFlag{Name: "pick", Usage: "with --resume: choose the session to continue from a numbered list of this directory's"},
-		&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "use `MODEL` (overrides config and DEV_MODEL)"},
-		&cli.StringFlag{Name: "profile", Usage: "use the model profile `NAME` of config.json (overrides DEV_PROFILE)"},
-		&cli.StringFlag{Name: "approval", Usage: "what to ask first: `MODE` auto (nothing), edits (commands), ask (commands and file changes), or plan (only read, and answer with a plan)"},
-		&cli.StringFlag{Name: "sandbox", Usage: "`MODE` off, or workspace: commands may write only in the project, temp and caches (Linux Landlock)"},
-		&cli.StringFlag{Name: "constrain", Usage: "`MODE` auto (llama.cpp and vLLM), on or off: have the server shape replies to dev's template"},
+	}, append(runFlags(), []cli.Flag{
 		&cli.StringFlag{Name: "cwd", Aliases: []string{"C"}, Usage: "work in `DIR` instead of the current directory"},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "show each step in boxes: whole tool inputs and outputs, reasoning, audit details"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "show only status lines and the answer"},
 		&cli.BoolFlag{Name: "json", Usage: "print events as JSON lines on stdout"},
-		&cli.BoolFlag{Name: "no-audit", Usage: "accept DONE without the audit (audit: off)"},
 		&cli.BoolFlag{Name: "version", Usage: "print the version"},
+	}...)...)
+}
+
+// runFlags are the settings of a run that dev itself and dev acp take
+// (an editor's sessions run as dev's do).
+func runFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "use `MODEL` (overrides config and DEV_MODEL)"},
+		&cli.StringFlag{Name: "profile", Usage: "use the model profile `NAME` of config.json (overrides DEV_PROFILE)"},
+		&cli.StringFlag{Name: "approval", Usage: "what to ask first: `MODE` auto (nothing), edits (commands), ask (commands and file changes), or plan (only read, and answer with a plan)"},
+		&cli.StringFlag{Name: "sandbox", Usage: "`MODE` off, or workspace: commands may write only in the project, temp and caches (Linux Landlock)"},
+		&cli.StringFlag{Name: "constrain", Usage: "`MODE` auto (each server dev recognises, in its form), on, json (the JSON form) or off: have the server shape replies to dev's template"},
+		&cli.BoolFlag{Name: "no-audit", Usage: "accept DONE without the audit (audit: off)"},
 	}
 }
 

@@ -53,8 +53,10 @@ type Config struct {
 	Thinking string `json:"thinking"`
 	// ExtraBody is merged into every chat request (server knobs).
 	ExtraBody map[string]any `json:"extraBody"`
-	// Constrain is whether the server shapes replies with the protocol's
-	// grammar (SPEC §18): auto (llama.cpp and vLLM), on, off.
+	// Constrain is whether the server shapes replies to the protocol's
+	// template, and in which form (SPEC §18): auto (each server dev
+	// recognises, in its form), on (any server), json (the JSON form to
+	// any server), off.
 	Constrain string `json:"constrain"`
 	// Profiles name sets of model settings; Profile is the active one
 	// (after DEV_PROFILE and --profile), "" for none.
@@ -193,8 +195,9 @@ const (
 
 // Constrain settings (config constrain, flag --constrain).
 const (
-	ConstrainAuto = "auto" // the servers known to apply a grammar: llama.cpp, vLLM
-	ConstrainOn   = "on"   // any server
+	ConstrainAuto = "auto" // the servers dev recognises, each in its form (SPEC §18)
+	ConstrainOn   = "on"   // any server: its form, or the grammar
+	ConstrainJSON = "json" // the JSON form, to any server
 	ConstrainOff  = "off"
 )
 

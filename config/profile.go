@@ -156,14 +156,14 @@ func validThinking(s string) bool {
 
 func validConstrain(s string) bool {
 	switch s {
-	case ConstrainAuto, ConstrainOn, ConstrainOff:
+	case ConstrainAuto, ConstrainOn, ConstrainJSON, ConstrainOff:
 		return true
 	}
 	return false
 }
 
 func constrainReason(s string) string {
-	return fmt.Sprintf("must be one of auto, on, off, got %q", s)
+	return fmt.Sprintf("must be one of auto, on, json, off, got %q", s)
 }
 
 func thinkingReason(s string) string {

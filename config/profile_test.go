@@ -108,8 +108,8 @@ func TestProfileAndBodyValidation(t *testing.T) {
 		{`{"extraBody": {"top_k": 20, "stream": false}}`, "extraBody", `may not set "stream": dev writes model, messages, stream, stream_options itself`},
 		{`{"extraBody": [1]}`, "extraBody", "must be an object, got an array"},
 		{`{"profiles": {"a": {"thinking": "lots"}}}`, "profiles.a.thinking", `got "lots"`},
-		{`{"constrain": "yes"}`, "constrain", `must be one of auto, on, off, got "yes"`},
-		{`{"profiles": {"a": {"constrain": "always"}}}`, "profiles.a.constrain", `must be one of auto, on, off, got "always"`},
+		{`{"constrain": "yes"}`, "constrain", `must be one of auto, on, json, off, got "yes"`},
+		{`{"profiles": {"a": {"constrain": "always"}}}`, "profiles.a.constrain", `must be one of auto, on, json, off, got "always"`},
 		{`{"profiles": {"a": {"extraBody": {"messages": []}}}}`, "profiles.a.extraBody", `may not set "messages"`},
 		{`{"profiles": {"a": {"maxContextTokens": "big"}}}`, "profiles.a.maxContextTokens", `must be an integer, got string "big"`},
 		{`{"profiles": {"a": {"model": ""}}, "profile": "a"}`, "profiles.a.model", "must not be empty"},
@@ -131,5 +131,24 @@ func TestUnknownKeyInAProfileWarns(t *testing.T) {
 	}
 	if len(warnings) != 1 || !strings.Contains(warnings[0], `profile "a": unknown key "modle"`) {
 		t.Errorf("warnings %q", warnings)
+	}
+}
+
+// constrain takes json (SPEC §18) in the file, in a profile and on the
+// command line, which wins.
+func TestConstrainJSON(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		file  string
+		flags Flags
+	}{
+		{`{"constrain": "json"}`, Flags{}},
+		{`{"profile": "a", "profiles": {"a": {"model": "m", "constrain": "json"}}}`, Flags{}},
+		{`{"constrain": "off"}`, Flags{Constrain: "json"}},
+	} {
+		cfg, _, err := Load(writeConfig(t, tc.file), noEnv, tc.flags)
+		if err != nil || cfg.Constrain != ConstrainJSON {
+			t.Errorf("%s %+v: constrain %q, %v", tc.file, tc.flags, cfg.Constrain, err)
+		}
 	}
 }

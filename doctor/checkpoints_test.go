@@ -42,7 +42,7 @@ func TestCheckpointsCheck(t *testing.T) {
 		{"unreadable", doctor.Checkpoints{On: true, Dir: "/x", Err: "permission denied"}, doctor.Warn, []string{"/x cannot be walked (permission denied)"}},
 	}
 	for _, tt := range tests {
-		cfg := doctor.Config{APIURL: "http://127.0.0.1:1/v1", Model: model, File: configFile, FileFound: true, Safety: safety, Checkpoints: tt.cp}
+		cfg := doctor.Config{APIURL: "http://127.0.0.1:1/v1", Sends: sends(), File: configFile, FileFound: true, Safety: safety, Checkpoints: tt.cp}
 		c := check(t, doctor.Run(ctx, cfg), doctor.CheckCheckpoints)
 		if c.Status != tt.status {
 			t.Errorf("%s: status %s, want %s: %+v", tt.name, c.Status, tt.status, c)

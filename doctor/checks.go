@@ -8,6 +8,7 @@ import (
 
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/parser"
+	"github.com/devagent/dev/shape"
 	"github.com/devagent/dev/textdist"
 	"github.com/devagent/dev/textfmt"
 )
@@ -70,117 +71,151 @@ func (d *doctor) build() {
 	if d.roles.ran {
 		d.rolesCheck()
 	}
-	if d.grammar.ran {
-		d.grammarCheck()
+	for _, form := range []llm.Shape{llm.ShapeGrammar, llm.ShapeJSON} {
+		if x, ok := d.shapes[form]; ok && x.ran {
+			d.shapeCheck(form)
+		}
 	}
 	if d.protocol.ran {
 		d.protocolCheck()
 	}
 }
 
-// grammarApplied says whether the grammar probe's reply began as the reply
-// grammar allows; ok is false when the reply did not tell (no content).
-func (d *doctor) grammarApplied() (applied, ok bool) {
-	c := d.grammar.reply.Content
-	if c == "" {
-		return false, false
+// shapeCheck reports what the probe of form showed (SPEC §18): applied,
+// ignored (a warning naming the field and what to do) or rejected, and
+// whether runs send the form.
+func (d *doctor) shapeCheck(form llm.Shape) {
+	x := d.shapes[form]
+	name, what, field := CheckGrammar, "the reply grammar", llm.GrammarField(d.server.Kind, d.server.Version)
+	if form == llm.ShapeJSON {
+		name, what, field = CheckJSON, "the JSON form", llm.FieldResponseFormat
 	}
-	for _, start := range []string{"# Agent Response\n\n## Thoughts\n", "<think>"} {
-		if strings.HasPrefix(start, c) || strings.HasPrefix(c, start) {
-			return true, true
-		}
-	}
-	return false, true
-}
-
-func (d *doctor) grammarCheck() {
-	x := d.grammar
-	field := llm.GrammarField(d.server.Kind, d.server.Version)
-	c := Check{Name: CheckGrammar, Status: OK}
-	used := d.constrains()
-	runs := "runs send it (constrain " + d.constrainSetting() + ")"
-	if !used {
-		runs = "runs do not send it (constrain " + d.constrainSetting() + ": only to llama.cpp and vLLM)"
-		if d.cfg.Constrain == "off" {
-			runs = "runs do not send it (constrain off)"
-		}
-	}
+	c := Check{Name: name, Status: OK}
+	runs, sent := d.runsSend(form)
 	switch {
 	case x.timeout:
 		c.Status = Warn
-		c.Detail = fmt.Sprintf("no reply within %s to a short request with the reply grammar", duration(d.timeouts.Roles))
+		c.Detail = fmt.Sprintf("no reply within %s to a short request with %s in %s", duration(d.timeouts.Roles), what, field)
 		c.Fix = "run dev doctor again; a server this slow makes every step slow"
 		d.set(c)
 		return
 	case x.err != nil:
-		c.Status = Fail
-		c.Detail = "a request with the reply grammar failed: " + errText(x.err)
+		c.Status = Warn
+		if sent {
+			c.Status = Fail
+		}
+		c.Detail = fmt.Sprintf("a request with %s in %s failed: %s; %s", what, field, errText(x.err), runs)
 		c.Fix = d.errorFix(x.err)
 		d.set(c)
 		return
 	}
-	accepted := !x.reply.GrammarRejected
-	d.facts.GrammarAccepted, d.facts.GrammarField = &accepted, field
-	if !accepted {
-		c.Detail = fmt.Sprintf("rejected in %s: %s; %s", field, textfmt.Excerpt(x.reply.GrammarError, 160), runs)
-		if used {
+	v := d.shapeVerdict(form)
+	if form == llm.ShapeGrammar {
+		d.facts.Grammar, d.facts.GrammarField = string(v), field
+		accepted, applied := v != rejected, v == applied
+		d.facts.GrammarAccepted = &accepted
+		if v != unknown && v != rejected {
+			d.facts.GrammarApplied = &applied
+		}
+	} else {
+		d.facts.JSONForm = string(v)
+	}
+	switch v {
+	case applied:
+		c.Detail = fmt.Sprintf("applied in %s: the reply was exactly the one string the probe allowed; %s", field, runs)
+		if !sent && d.cfg.Sends.Constrain != shape.Off && shape.Form(d.cfg.Sends.Constrain, shape.Known{Server: d.server, Missed: true}) == llm.ShapeNone {
+			c.Detail += "; constrain " + onFor(form) + " would let the server shape the replies"
+		}
+	case rejected:
+		c.Detail = fmt.Sprintf("rejected in %s: %s; %s", field, textfmt.Excerpt(x.reply.ShapeError, 160), runs)
+		if sent {
 			c.Status = Warn
 			c.Detail += ", so replies are not shaped: dev warns and sends them without it"
-			c.Fix = "set constrain to off in " + d.cfg.File + " to stop trying, or run a server that reads GBNF (llama.cpp; vLLM 0.10.2 and later in structured_outputs)"
+			c.Fix = "set constrain to off in " + d.cfg.File + " to stop trying, or run a server that shapes replies (llama.cpp; vLLM 0.10.2 and later; SGLang; Ollama and LM Studio in the JSON form)"
 		}
-		d.set(c)
-		return
-	}
-	applied, told := d.grammarApplied()
-	if told {
-		d.facts.GrammarApplied = &applied
-	}
-	switch {
-	case !told:
-		c.Detail = fmt.Sprintf("accepted in %s (the reply had no content to tell whether it was applied); %s", field, runs)
-	case applied:
-		c.Detail = fmt.Sprintf("accepted and applied in %s: the reply began as the template; %s", field, runs)
-		if !used {
-			c.Detail += "; constrain on would let the server shape the replies"
-		}
+	case ignored:
+		c.Status = Warn
+		c.Detail = fmt.Sprintf("ignored in %s: the server took the request and answered freely (%q); %s", field, textfmt.Excerpt(x.reply.Content, 30), runs)
+		c.Fix = d.ignoredFix(form)
 	default:
-		c.Detail = fmt.Sprintf("accepted in %s but not applied: the reply began %q; %s", field, textfmt.Excerpt(x.reply.Content, 30), runs)
-		if used {
-			c.Status = Warn
-			c.Detail += ", to no effect"
-			c.Fix = d.grammarIgnoredFix()
+		c.Detail = fmt.Sprintf("accepted in %s (the reply had no content to tell whether it was applied); %s", field, runs)
+		if x.reply.FinishReason == "length" {
+			c.Detail = fmt.Sprintf("accepted in %s; the reply ran to its token limit (%d) before any content, so it cannot tell whether it was applied; %s", field, shapeTokens, runs)
 		}
 	}
 	d.set(c)
 }
 
-// grammarIgnoredFix says what makes the server apply a grammar it took.
-func (d *doctor) grammarIgnoredFix() string {
-	switch d.server.Kind {
-	case llm.ServerVLLM:
-		return "vLLM reads guided_grammar before 0.10.2 and structured_outputs from 0.10.2: check that GET /version answers (dev picks the field by it), or set constrain to off in " + d.cfg.File
-	case llm.ServerLlamaCpp:
-		return "check that llama-server reads the grammar field (any recent build does), or set constrain to off in " + d.cfg.File
+// onFor is the constrain setting that sends form to any server.
+func onFor(form llm.Shape) string {
+	if form == llm.ShapeJSON {
+		return "json"
 	}
-	return "this server does not shape replies: set constrain to off (or auto) in " + d.cfg.File
+	return "on"
+}
+
+// runsSend says whether and when a run sends form to this server (the
+// forms shape.Form picks), and in words.
+func (d *doctor) runsSend(form llm.Shape) (string, bool) {
+	c := d.cfg.Sends.Constrain
+	setting := "constrain " + d.constrainSetting()
+	k := shape.Known{Server: d.server}
+	first := shape.Form(c, k)
+	k.Missed = true
+	afterMiss := shape.Form(c, k)
+	k.Missed, k.GrammarIgnored = false, true
+	fallback := shape.Form(c, k)
+	switch {
+	case first == form:
+		return "runs send it (" + setting + ")", true
+	case afterMiss == form:
+		return "runs send it from the first reply that misses the template on (" + setting + ")", true
+	case first == llm.ShapeGrammar && fallback == form:
+		return "runs send it if the server ignores the grammar (" + setting + ")", true
+	case c == shape.Off:
+		return "runs send no shape (constrain off)", false
+	}
+	return "runs do not send it (" + setting + ")", false
+}
+
+// ignoredFix says what to do about a form the server took and ignored.
+func (d *doctor) ignoredFix(form llm.Shape) string {
+	if form == llm.ShapeJSON {
+		return "this server does not apply a JSON schema in response_format: set constrain to auto (or on) in " + d.cfg.File + " where it applies the grammar, else off"
+	}
+	switch d.server.Kind {
+	case llm.ServerOllama, llm.ServerLMStudio:
+		return fmt.Sprintf("nothing to change: %s takes no grammar, so runs send it the JSON form (constrain auto or on)", d.server.Kind)
+	case llm.ServerVLLM:
+		return "vLLM reads guided_grammar before 0.10.2 and structured_outputs from 0.10.2: check that GET /version answers (dev picks the field by it), or set constrain to json in " + d.cfg.File
+	case llm.ServerLlamaCpp:
+		return "check that llama-server reads the grammar field (any recent build does), or set constrain to json in " + d.cfg.File
+	case llm.ServerSGLang:
+		return "start SGLang with a grammar backend (--grammar-backend xgrammar), or set constrain to json in " + d.cfg.File
+	}
+	return "this server does not apply the grammar: set constrain to json in " + d.cfg.File + " if the json line shows the JSON form applied, else to off"
 }
 
 func (d *doctor) constrainSetting() string {
-	if d.cfg.Constrain == "" {
+	if d.cfg.Sends.Constrain == "" {
 		return "auto"
 	}
-	return d.cfg.Constrain
+	return string(d.cfg.Sends.Constrain)
 }
 
-// grammarWouldHelp reports whether turning constrain on could shape the
-// replies: the protocol probe went without the grammar, and the server
-// took it and applied it (or did not tell).
-func (d *doctor) grammarWouldHelp() bool {
-	if d.constrained || !d.grammar.ok() || d.grammar.reply.GrammarRejected {
-		return false
+// shapeWouldHelp names the constrain setting that would have the server
+// shape the replies: the protocol probe went without a shape, and the
+// server applies a form (or did not tell). "" when none would.
+func (d *doctor) shapeWouldHelp() string {
+	if d.plan.Form != llm.ShapeNone || d.retryPlan.Form != llm.ShapeNone {
+		return ""
 	}
-	applied, told := d.grammarApplied()
-	return applied || !told
+	for _, form := range []llm.Shape{llm.ShapeGrammar, llm.ShapeJSON} {
+		if v := d.shapeVerdict(form); v == applied || (v == unknown && d.shapes[form].ok()) {
+			return onFor(form)
+		}
+	}
+	return ""
 }
 
 // protocolFix names what would help a model that gave no parseable reply,
@@ -188,10 +223,10 @@ func (d *doctor) grammarWouldHelp() bool {
 // model (SPEC §18).
 func (d *doctor) protocolFix(cut, timeout bool) string {
 	var fixes []string
-	if d.grammarWouldHelp() {
-		how := "set constrain to on in " + d.cfg.File
-		if d.cfg.Constrain == "off" && llm.GrammarServer(d.server.Kind) {
-			how = "set constrain to auto (or on) in " + d.cfg.File
+	if setting := d.shapeWouldHelp(); setting != "" {
+		how := "set constrain to " + setting + " in " + d.cfg.File
+		if d.cfg.Sends.Constrain == shape.Off && shape.Recognised(d.server.Kind) {
+			how = "set constrain to auto (or " + setting + ") in " + d.cfg.File
 		}
 		fixes = append(fixes, how+": the server shapes the replies to the template")
 	}
@@ -293,7 +328,7 @@ func endpointOf(source string) string {
 
 func (d *doctor) modelCheck() {
 	c := Check{Name: CheckModel, Status: OK}
-	model, ids := d.cfg.Model, d.models.ids
+	model, ids := d.cfg.model(), d.models.ids
 	listed := slices.ContainsFunc(ids, func(id string) bool {
 		return id == model || (d.server.Kind == llm.ServerOllama && llm.SameOllamaModel(id, model))
 	})
@@ -354,7 +389,7 @@ func closest(ids []string, model string) string {
 }
 
 func (d *doctor) contextCheck() {
-	window, configured := d.server.Window, d.cfg.MaxContextTokens
+	window, configured := d.server.Window, d.cfg.Sends.Window
 	working := configured
 	if window > 0 && window < configured {
 		working = window
@@ -371,7 +406,7 @@ func (d *doctor) contextCheck() {
 		case llm.ServerOllama, llm.ServerLMStudio:
 			c.Status = Warn
 			c.Detail = fmt.Sprintf("%s did not report a window for %s (it does only while the model is loaded); dev assumes maxContextTokens (%s)",
-				d.server.Kind, d.cfg.Model, textfmt.Thousands(int64(configured)))
+				d.server.Kind, d.cfg.model(), textfmt.Thousands(int64(configured)))
 			c.Fix = d.windowFix(suggestedWindow) + ", and set maxContextTokens to match"
 		default:
 			c.Detail = fmt.Sprintf("not reported by the server; dev assumes maxContextTokens (%s) and takes the real limit from the first overflow error",
@@ -413,7 +448,7 @@ func (d *doctor) windowFix(n int) string {
 	case llm.ServerOllama:
 		return fmt.Sprintf("run ollama serve with OLLAMA_CONTEXT_LENGTH=%d (or PARAMETER num_ctx %d in a Modelfile)", n, n)
 	case llm.ServerLMStudio:
-		return fmt.Sprintf("load the model with a larger context: lms load %s --context-length %d", d.cfg.Model, n)
+		return fmt.Sprintf("load the model with a larger context: lms load %s --context-length %d", d.cfg.model(), n)
 	}
 	return "use a server or model with a larger context window"
 }
@@ -554,21 +589,10 @@ func (d *doctor) reasoningSeen() (field, thinking string) {
 }
 
 // inlineEvidence are the exchanges whose inline think blocks show that the
-// model reasons. A block in a reply the grammar shaped shows nothing when
-// the chat template does not reason: the grammar offers a short one to any
-// model not told not to think, and a small model takes it.
+// model reasons: the grammar offers a <think> block only to a model already
+// known to reason, so any block is the model's own.
 func (d *doctor) inlineEvidence() []exchange {
-	if d.constrained && !d.server.Reasoning {
-		return []exchange{d.stream}
-	}
 	return []exchange{d.stream, d.protocol}
-}
-
-// grammarThinkOnly reports whether the only think block seen is one the
-// grammar offered.
-func (d *doctor) grammarThinkOnly() bool {
-	_, thinking := parser.StripThinking(d.protocol.reply.Content)
-	return thinking != "" && len(d.inlineEvidence()) == 1
 }
 
 func (d *doctor) reasoningCheck() {
@@ -578,9 +602,6 @@ func (d *doctor) reasoningCheck() {
 	switch field {
 	case "":
 		c.Detail = "none seen"
-		if d.grammarThinkOnly() {
-			c.Detail = "none seen outside the short <think> block the grammar offers"
-		}
 	case "<think>":
 		c.Detail = "inline <think> blocks in the content (dev strips them; --verbose shows them)"
 	default:
@@ -603,8 +624,8 @@ func (d *doctor) reasoningCheck() {
 }
 
 func (d *doctor) maxTokensText() string {
-	if d.cfg.MaxTokens != nil {
-		return fmt.Sprintf(" (maxTokens %d)", *d.cfg.MaxTokens)
+	if d.cfg.Sends.Params.MaxTokens != nil {
+		return fmt.Sprintf(" (maxTokens %d)", *d.cfg.Sends.Params.MaxTokens)
 	}
 	if d.capped > 0 {
 		return fmt.Sprintf(" (the default maxTokens, %s tokens: a quarter of the context window)", textfmt.Thousands(int64(d.capped)))
@@ -622,68 +643,103 @@ func (d *doctor) reasoningLimit() string {
 	return ""
 }
 
-// protocolCheck judges the protocol probe: a reply that parses is what
-// every step needs; none (a reply outside the template, one cut at its
-// cap, or none in time) is a failure, whose fix names what would help.
+// protocolCheck judges the protocol probe, sent as a run sends its
+// requests: a reply that parses is what every step needs; none (a reply
+// outside the template, one cut at its cap, or none in time) is a
+// failure, whose fix names what would help. When a run's retry after a
+// miss goes in another form, the retry is judged, the miss said.
 func (d *doctor) protocolCheck() {
-	x := d.protocol
+	x, plan := d.protocol, d.plan
 	c := Check{Name: CheckProtocol, Status: OK}
+	first := ""
+	if d.retry.ran {
+		first = fmt.Sprintf("; unshaped, the first reply missed the template (%s), and a run's retry goes in the JSON form (constrain %s on %s)",
+			d.protocolProblem(d.protocol, d.plan), d.constrainSetting(), d.server.Kind)
+		x, plan = d.retry, d.retryPlan
+	}
 	tokens, estimated := x.tokens()
 	d.facts.ProtocolTokens, d.facts.ProtocolEstimate, d.facts.ProtocolSeconds = tokens, estimated, seconds(x.elapsed)
-	d.facts.ProtocolConstrained, d.facts.ProtocolMaxTokens = d.constrained, d.capped
+	shaped := x.reply.Shaped
+	d.facts.ProtocolShape, d.facts.ProtocolConstrained, d.facts.ProtocolMaxTokens = string(shaped), shaped != llm.ShapeNone, plan.ReplyCap
 	count := textfmt.Thousands(int64(tokens))
 	if estimated {
 		count = "~" + count
 	}
 	after := fmt.Sprintf("after %s tokens, %s", count, duration(x.elapsed))
-	if d.constrained {
+	switch shaped {
+	case llm.ShapeGrammar:
 		after += ", shaped by the server's grammar"
+	case llm.ShapeJSON:
+		after += ", shaped by the server in the JSON form"
 	}
 	slower := "a stronger instruction-following model (or a lower temperature) does better"
 	switch {
 	case x.timeout:
 		c.Status = Fail
-		c.Detail = fmt.Sprintf("no complete reply within %s (about %s tokens so far, of at most %s): no reply to parse",
-			duration(d.timeouts.Protocol), textfmt.Thousands(int64((x.contentBytes+x.reasoningBytes+3)/4)), textfmt.Thousands(int64(d.capped)))
+		c.Detail = fmt.Sprintf("no complete reply within %s (about %s tokens so far, of at most %s): no reply to parse%s",
+			duration(d.timeouts.Protocol), textfmt.Thousands(int64((x.contentBytes+x.reasoningBytes+3)/4)), textfmt.Thousands(int64(plan.ReplyCap)), first)
 		c.Fix = d.protocolFix(false, true)
 		d.set(c)
 		return
 	case x.err != nil:
 		c.Status = Fail
-		c.Detail = "the request failed: " + errText(x.err)
+		c.Detail = "the request failed: " + errText(x.err) + first
 		c.Fix = d.errorFix(x.err)
 		d.set(c)
 		return
 	}
 	parsed := false
 	defer func() { d.facts.ProtocolParsed = &parsed }()
-	resp, err := parser.Parse(x.reply.Content, []string{"DONE"})
+	resp, inForm, err := d.parseProtocol(x, plan)
 	switch {
+	case shaped == llm.ShapeJSON && !inForm && x.reply.FinishReason != "length":
+		c.Status = Fail
+		c.Detail = "not in the JSON form the request carried, nor in the template " + strings.TrimSuffix(after, ", shaped by the server in the JSON form") +
+			": the server ignored the schema" + first
+		c.Fix = d.protocolFix(false, false) + " (dev sends the error back, but a model that keeps failing ends the run with exit 5)"
 	case x.reply.FinishReason == "length" && err != nil:
 		c.Status = Fail
-		c.Detail = "the reply ran to its token limit" + d.maxTokensText() + " before the template was complete (" + after + ")"
+		c.Detail = "the reply ran to its token limit" + d.maxTokensText() + " before the template was complete (" + after + ")" + first
 		c.Fix = d.protocolFix(true, false)
 	case err != nil:
 		c.Status = Fail
-		c.Detail = "not in the template " + after + ": " + textfmt.Excerpt(textfmt.FirstLine(err.Error()), 200)
+		c.Detail = "not in the template " + after + ": " + textfmt.Excerpt(textfmt.FirstLine(err.Error()), 200) + first
 		c.Fix = d.protocolFix(false, false) + " (dev sends the error back, but a model that keeps failing ends the run with exit 5)"
 	case len(resp.Tools) == 0 || resp.Tools[0].Name != "DONE" || !saysOK(resp.Tools[0].Input):
+		// In the template, a poor choice: a tool a run offers, or DONE
+		// with another input.
 		parsed = true
 		got := "no tool"
 		if len(resp.Tools) > 0 {
 			got = fmt.Sprintf("%s %q", resp.Tools[0].Name, textfmt.Excerpt(resp.Tools[0].Input, 40))
 		}
 		c.Status = Warn
-		c.Detail = fmt.Sprintf("in the template %s, but it chose %s instead of DONE \"OK\"", after, got)
+		c.Detail = fmt.Sprintf("in the template %s, but it chose %s instead of DONE \"OK\"%s", after, got, first)
 		c.Fix = "the model follows instructions loosely: " + slower
 	default:
 		parsed = true
-		c.Detail = "answered in the template (DONE \"OK\") " + after
+		c.Detail = "answered in the template (DONE \"OK\") " + after + first
 		if len(resp.Warnings) > 0 {
 			c.Detail += "; accepted leniently: " + strings.TrimSuffix(resp.Warnings[0], ".")
 		}
 	}
 	d.set(c)
+}
+
+// protocolProblem is why a protocol probe's reply was no use, in a few
+// words.
+func (d *doctor) protocolProblem(x exchange, plan shape.Request) string {
+	switch {
+	case x.reply.FinishReason == "length":
+		return "it ran to its token limit" + d.maxTokensText()
+	case !x.ok():
+		return "no reply"
+	}
+	_, _, err := d.parseProtocol(x, plan)
+	if err == nil {
+		return "none"
+	}
+	return textfmt.Excerpt(textfmt.FirstLine(err.Error()), 80)
 }
 
 // tokens is the reply's completion tokens: the server's count, or an

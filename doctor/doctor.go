@@ -2,8 +2,9 @@
 // to change: whether it answers, which server it is, whether it serves the
 // model, the context window it really gives, how it streams (first token,
 // usage, reasoning, stream_options), whether its chat template accepts the
-// conversation shape dev sends, whether it accepts and applies the reply
-// grammar, and whether the model answers in the protocol's template. Run returns a Report; it never prints and never
+// conversation shape dev sends, whether it applies, ignores or refuses
+// each form of shape (the reply grammar, the JSON form), and whether the
+// model answers in the protocol's template, sent as a run sends it. Run returns a Report; it never prints and never
 // writes anything.
 package doctor
 
@@ -11,7 +12,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/devagent/dev/llm"
+	"github.com/devagent/dev/parser"
+	"github.com/devagent/dev/shape"
 )
 
 // Status is a check's outcome.
@@ -36,6 +38,7 @@ const (
 	CheckReasoning = "reasoning"
 	CheckRoles     = "roles"
 	CheckGrammar   = "grammar"
+	CheckJSON      = "json"
 	CheckProtocol  = "protocol"
 	CheckSafety    = "safety"
 	// CheckCheckpoints needs no server either (checkpoints.go); its name
@@ -44,7 +47,7 @@ const (
 )
 
 var checkOrder = []string{CheckConfig, CheckReachable, CheckServer, CheckModel, CheckContext,
-	CheckStreaming, CheckReasoning, CheckRoles, CheckGrammar, CheckProtocol, CheckSafety, CheckCheckpoints}
+	CheckStreaming, CheckReasoning, CheckRoles, CheckGrammar, CheckJSON, CheckProtocol, CheckSafety, CheckCheckpoints}
 
 // Check is one line of the report.
 type Check struct {
@@ -74,15 +77,21 @@ type Facts struct {
 	// "reasoning", "reasoning_text", "<think>" (inline in the content),
 	// or "" when none was seen.
 	ReasoningField string `json:"reasoningField,omitempty"`
-	// GrammarAccepted says whether the server took a request with the
-	// reply grammar; GrammarApplied whether the reply began as the grammar
-	// allows (nil: the reply did not tell); GrammarField is the body field
-	// it went in.
+	// Grammar and JSONForm are what the shape probes showed of each form
+	// (SPEC §18): "applied", "ignored" or "rejected" ("" when they could
+	// not tell). GrammarField is the body field the grammar went in.
+	// GrammarAccepted and GrammarApplied say the same of the grammar as
+	// booleans (nil: not told).
+	Grammar         string `json:"grammar,omitempty"`
+	JSONForm        string `json:"jsonForm,omitempty"`
 	GrammarAccepted *bool  `json:"grammarAccepted,omitempty"`
 	GrammarApplied  *bool  `json:"grammarApplied,omitempty"`
 	GrammarField    string `json:"grammarField,omitempty"`
-	// ProtocolConstrained: the protocol probe carried the grammar, as a
-	// run's requests would; ProtocolMaxTokens is the reply cap it sent.
+	// ProtocolShape is the form of the shape the protocol probe carried,
+	// as a run's request would ("grammar", "json", "" for none), and
+	// ProtocolConstrained whether it carried one; ProtocolMaxTokens is the
+	// reply cap it sent.
+	ProtocolShape       string   `json:"protocolShape,omitempty"`
 	ProtocolConstrained bool     `json:"protocolConstrained,omitempty"`
 	ProtocolMaxTokens   int      `json:"protocolMaxTokens,omitempty"`
 	ProtocolParsed      *bool    `json:"protocolParsed,omitempty"`
@@ -131,19 +140,16 @@ func (r Report) Check(name string) (Check, bool) {
 // Config is what Run checks: the settings dev would run with, and how the
 // configuration file fared.
 type Config struct {
-	APIURL, APIKey, Model string
-	MaxContextTokens      int
-	Temperature           *float64 // sent as the run would send them
-	MaxTokens             *int
-	// Thinking is the thinking level runs ask for: "off" leaves the
-	// <think> block out of the grammar; low, medium and high double the
-	// default reply cap.
-	Thinking llm.Thinking
-	// Constrain is the constrain setting: "auto", "on" or "off" (SPEC §18).
-	Constrain string
-	// Grammar is the GBNF of the worker's replies as a run would send it
-	// (the grammar probe sends it); "" probes with the protocol probe's.
-	Grammar string
+	APIURL, APIKey string
+	// Sends is what a run of the settings sends with its requests (model,
+	// temperature, maxTokens, thinking, extraBody, constrain,
+	// maxContextTokens), and Tools are the tools its worker's replies
+	// offer: doctor asks shape.Plan, with what it finds of the server, what
+	// a run sends, as a run does.
+	Sends shape.Settings
+	Tools []parser.GrammarTool
+	// Nonce is the string the shape probes allow alone; "" draws one.
+	Nonce string
 
 	File      string   // config.json's path, named in fixes
 	FileFound bool     // false: no file, the defaults are in use
@@ -161,12 +167,15 @@ type Config struct {
 	Timeouts Timeouts // zero fields take the defaults
 }
 
+// model is the model a run asks for.
+func (c Config) model() string { return c.Sends.Params.Model }
+
 // Timeouts bound each probe. A dead server costs at most Reach; a live one
 // at most the sum (plus llm.DiscoverTimeout).
 type Timeouts struct {
 	Reach    time.Duration // GET /models
 	Stream   time.Duration // the one-token request (may include loading the model)
-	Roles    time.Duration // the one-token request in the protocol's shape
+	Roles    time.Duration // the one-token request in the protocol's shape; each shape probe
 	Protocol time.Duration // the protocol probe's whole reply
 }
 

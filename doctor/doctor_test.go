@@ -16,6 +16,8 @@ import (
 	"github.com/devagent/dev/doctor"
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/llm/llmtest"
+	"github.com/devagent/dev/shape"
+	"github.com/devagent/dev/tools"
 	"github.com/devagent/dev/ui"
 )
 
@@ -69,9 +71,18 @@ func server(t *testing.T, kind llmtest.Kind, window int, models ...string) *llmt
 	return s
 }
 
+// nonce is the string the shape probes allow alone, fixed for the golden
+// reports.
+const nonce = "zq-Nonce4Test"
+
+// sends is what a run of the default settings sends model.
+func sends() shape.Settings {
+	return shape.Settings{Params: llm.Params{Model: model}, Constrain: shape.Auto, Window: 131072}
+}
+
 func config(s *llmtest.Server) doctor.Config {
-	return doctor.Config{APIURL: s.BaseURL(), Model: model, MaxContextTokens: 131072, File: configFile, FileFound: true, Safety: safety,
-		Checkpoints: project}
+	return doctor.Config{APIURL: s.BaseURL(), Sends: sends(), Tools: tools.Shaped(tools.Worker().Docs()), Nonce: nonce,
+		File: configFile, FileFound: true, Safety: safety, Checkpoints: project}
 }
 
 var scenarios = []scenario{
@@ -165,11 +176,11 @@ var scenarios = []scenario{
 				Usage: &llm.Usage{PromptTokens: 201, CompletionTokens: 64, TotalTokens: 265}}, true
 		})
 		c := config(s)
-		c.MaxTokens = ptr(64)
+		c.Sends.Params.MaxTokens = ptr(64)
 		return c
 	}},
 	{"unparseable", func(t *testing.T) doctor.Config {
-		s := server(t, llmtest.Ollama, 65536, model)
+		s := server(t, llmtest.Generic, 65536, model)
 		s.Respond(func(req llmtest.Request) (llmtest.Response, bool) {
 			if isPing(req) {
 				return answer("")(req)
@@ -198,13 +209,13 @@ var scenarios = []scenario{
 			switch {
 			case isPing(req):
 				return answer("")(req)
-			case req.Grammar != "":
+			case req.Grammar != "" && len(req.Applied) == 0:
 				return llmtest.Response{Content: "# Agent Response\n\n## Tho", FinishReason: "length"}, true
 			}
 			return llmtest.Response{Content: "Sure! Here is the template you asked for: DONE, OK.", Usage: &llm.Usage{PromptTokens: 201, CompletionTokens: 14, TotalTokens: 215}}, true
 		})
 		c := config(s)
-		c.Constrain = "off"
+		c.Sends.Constrain = shape.Off
 		return c
 	}},
 	{"grammar-rejected", func(t *testing.T) doctor.Config {
@@ -215,16 +226,42 @@ var scenarios = []scenario{
 		s.Respond(answer(""))
 		return config(s)
 	}},
-	{"grammar-think", func(t *testing.T) doctor.Config {
-		// A small model on llama.cpp takes the short <think> block the
-		// grammar offers it: that is no sign that it reasons, so the
-		// profile does not turn thinking off.
-		s := server(t, llmtest.LlamaCpp, 8192, model)
+	{"sglang", func(t *testing.T) doctor.Config {
+		s := server(t, llmtest.SGLang, 40960, model)
+		s.Respond(answer(""))
+		return config(s)
+	}},
+	{"grammar-ignored", func(t *testing.T) doctor.Config {
+		// constrain on, and a server that takes the grammar and answers
+		// freely (vLLM after 0.12 with guided_grammar does): found out.
+		s := server(t, llmtest.Generic, 0, model)
+		s.Respond(answer(""))
+		c := config(s)
+		c.Sends.Constrain = shape.On
+		return c
+	}},
+	{"ollama-miss", func(t *testing.T) doctor.Config {
+		// A model that misses the template unshaped: a run's retry goes in
+		// the JSON form, which Ollama applies.
+		s := server(t, llmtest.Ollama, 32768, model)
 		s.Respond(func(req llmtest.Request) (llmtest.Response, bool) {
-			if isPing(req) || req.Grammar == "" {
+			if isPing(req) || req.Schema != "" {
 				return answer("")(req)
 			}
-			return llmtest.Response{Content: "<think>\nI answer with DONE.\n</think>\n" + templateOK, Usage: &llm.Usage{PromptTokens: 201, CompletionTokens: 40, TotalTokens: 241}}, true
+			return llmtest.Response{Content: "Sure! DONE, OK.", Usage: &llm.Usage{PromptTokens: 201, CompletionTokens: 6, TotalTokens: 207}}, true
+		})
+		return config(s)
+	}},
+	{"run-tool", func(t *testing.T) doctor.Config {
+		// In the template, with a tool a run offers that the probe did
+		// not ask for: a poor choice, not "not in the template".
+		s := server(t, llmtest.Ollama, 32768, model)
+		s.Respond(func(req llmtest.Request) (llmtest.Response, bool) {
+			if isPing(req) {
+				return answer("")(req)
+			}
+			return llmtest.Response{Content: llmtest.Reply("I will write the file.", "WRITE_FILE", "hello.txt\n```\nOK\n```"),
+				Usage: &llm.Usage{PromptTokens: 201, CompletionTokens: 25, TotalTokens: 226}}, true
 		})
 		return config(s)
 	}},

@@ -2,7 +2,9 @@ package doctor
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"math/rand/v2"
 	"net/url"
 	"strings"
 	"time"
@@ -11,6 +13,7 @@ import (
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/prompts"
+	"github.com/devagent/dev/shape"
 )
 
 // doctor is one Run: the probes' results, then the checks built from them.
@@ -24,19 +27,39 @@ type doctor struct {
 	serverRan bool
 	stream    exchange // the one-token request
 	roles     exchange // system, user, assistant, user
-	grammar   exchange // a short request with the reply grammar
-	protocol  exchange // the template probe
-	// constrained: the protocol probe carries the grammar, as a run's
-	// requests would; capped is its reply cap.
-	constrained bool
-	capped      int
+	// shapes are the probes of each form of shape, with a grammar or a
+	// schema that allows the nonce alone.
+	shapes map[llm.Shape]exchange
+	nonce  string
+	// protocol is the template probe, sent as a run's first request is
+	// (plan); retry, when protocol missed the template and a run's retry
+	// goes in another form (auto on Ollama), is that retry, in retryPlan.
+	protocol, retry exchange
+	plan, retryPlan shape.Request
+	// capped is the protocol probe's reply cap.
+	capped int
 
 	checks map[string]Check
 	facts  Facts
 }
 
 func newDoctor(cfg Config) *doctor {
-	return &doctor{cfg: cfg, timeouts: cfg.Timeouts.withDefaults(), checks: map[string]Check{}}
+	nonce := cfg.Nonce
+	if nonce == "" {
+		nonce = drawNonce()
+	}
+	return &doctor{cfg: cfg, timeouts: cfg.Timeouts.withDefaults(), checks: map[string]Check{}, shapes: map[llm.Shape]exchange{}, nonce: nonce}
+}
+
+// drawNonce is a string no model writes unless a shape makes it: the
+// shape probes allow it alone.
+func drawNonce() string {
+	const letters = "abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+	b := []byte("zq-")
+	for range 10 {
+		b = append(b, letters[rand.IntN(len(letters))])
+	}
+	return string(b)
 }
 
 // listing is the outcome of GET /models.
@@ -84,7 +107,7 @@ func (d *doctor) run(ctx context.Context) {
 		// loading models on demand (Ollama, LM Studio) has the model loaded
 		// and reports its window, and even when that request failed.
 		if ctx.Err() == nil {
-			d.server = d.client.Discover(ctx, d.cfg.Model)
+			d.server = d.client.Discover(ctx, d.cfg.model())
 			d.serverRan = true
 		}
 	}
@@ -95,7 +118,7 @@ func (d *doctor) run(ctx context.Context) {
 		}
 	}
 	if stop == "" && ctx.Err() == nil {
-		d.probeGrammar(ctx)
+		d.probeShapes(ctx)
 	}
 	if stop == "" && ctx.Err() == nil {
 		d.probeProtocol(ctx)
@@ -120,7 +143,7 @@ func (d *doctor) skipRest(reason string) {
 }
 
 func (d *doctor) report() Report {
-	r := Report{APIURL: d.cfg.APIURL, Model: d.cfg.Model, ConfigFile: d.cfg.File, Facts: d.facts, Profile: d.profile()}
+	r := Report{APIURL: d.cfg.APIURL, Model: d.cfg.model(), ConfigFile: d.cfg.File, Facts: d.facts, Profile: d.profile()}
 	for _, name := range checkOrder {
 		r.Checks = append(r.Checks, d.checks[name])
 	}
@@ -198,102 +221,173 @@ func (d *doctor) probeRoles(ctx context.Context) {
 	d.roles = d.exchange(ctx, d.timeouts.Roles, req)
 }
 
-// grammarTokens are enough tokens of a reply to see whether it begins as
-// the grammar allows.
-const grammarTokens = 8
+// shapeTokens are enough tokens for the nonce, and for a server that
+// ignores the shape to show it.
+const shapeTokens = 48
 
-// probeGrammar sends a short request with the reply grammar, as the client
-// of a run would: whether the server takes it, and whether the reply
-// begins as the grammar allows. A rejection makes the client send no
-// grammar after, as in a run.
-//
-// The request asks for a one-word answer, which no model writes as the
-// template unless the grammar makes it.
-func (d *doctor) probeGrammar(ctx context.Context) {
-	g := d.cfg.Grammar
-	if g == "" {
-		g = d.protocolGrammar()
+// probeShapes sends each form of shape with a grammar or a schema that
+// allows the nonce alone (SPEC §18): a reply that is exactly the nonce
+// shows the form applied, any other that the server ignored it; an error
+// naming it, that it refused it. Each goes on a client of its own, so that
+// a refusal does not keep the shape from the other probes. The grammar
+// goes in the field a run would send it in.
+func (d *doctor) probeShapes(ctx context.Context) {
+	field := llm.GrammarField(d.server.Kind, d.server.Version)
+	schema, _ := json.Marshal(map[string]any{"type": "object", "properties": map[string]any{"nonce": map[string]any{"type": "string", "const": d.nonce}},
+		"required": []string{"nonce"}, "additionalProperties": false})
+	for _, form := range []llm.Shape{llm.ShapeGrammar, llm.ShapeJSON} {
+		if ctx.Err() != nil {
+			return
+		}
+		p := d.params(shapeTokens)
+		p.Thinking, p.Extra = d.cfg.Sends.Params.Thinking, d.cfg.Sends.Params.Extra
+		if form == llm.ShapeGrammar {
+			p.Grammar, p.GrammarField = `root ::= "`+d.nonce+`"`, field
+		} else {
+			p.Schema = &llm.Schema{Name: "nonce", Schema: schema}
+		}
+		client := llm.New(llm.Config{BaseURL: d.cfg.APIURL, APIKey: d.cfg.APIKey})
+		req := llm.Request{Params: p, Messages: []llm.Message{{Role: llm.RoleUser, Content: prompts.DoctorPing}}}
+		d.shapes[form] = d.exchangeWith(ctx, client, d.timeouts.Roles, req)
 	}
-	req := llm.Request{Params: d.params(grammarTokens),
-		Messages: []llm.Message{{Role: llm.RoleUser, Content: prompts.DoctorPing}}}
-	req.Grammar = g
-	d.grammar = d.exchange(ctx, d.timeouts.Roles, req)
 }
 
-// grammarOptions shape the probes' grammars as a run's would be shaped.
-func (d *doctor) grammarOptions() parser.GrammarOptions {
-	think, thinkChars := llm.ThinkBlock(d.cfg.Thinking, d.server)
-	return parser.GrammarOptions{Thinking: think, ThinkChars: thinkChars, ReplyCap: d.replyCap()}
-}
+// verdict is what a shape probe shows of its form.
+type verdict string
 
-// protocolGrammar is the grammar of the protocol probe's replies: DONE is
-// its one tool.
-func (d *doctor) protocolGrammar() string {
-	return parser.ReplyGrammar([]parser.GrammarTool{{Name: "DONE", Input: parser.InputText}},
-		d.grammarOptions()).GBNF()
-}
+// Verdicts of a shape probe.
+const (
+	applied  verdict = "applied"
+	ignored  verdict = "ignored"
+	rejected verdict = "rejected"
+	unknown  verdict = "" // the probe failed, or its reply had no content
+)
 
-// constrains reports whether a run's requests carry the grammar: constrain
-// on, or auto on a server known to apply it (SPEC §18).
-func (d *doctor) constrains() bool {
-	switch d.cfg.Constrain {
-	case "on":
-		return true
-	case "off":
-		return false
+// shapeVerdict reads the probe of form.
+func (d *doctor) shapeVerdict(form llm.Shape) verdict {
+	x, ok := d.shapes[form]
+	switch {
+	case !ok || !x.ok():
+		return unknown
+	case x.reply.ShapeRejected != llm.ShapeNone:
+		return rejected
 	}
-	return llm.GrammarServer(d.server.Kind)
+	content := strings.TrimSpace(x.reply.Content)
+	if form == llm.ShapeJSON {
+		var obj map[string]any
+		if json.Unmarshal([]byte(content), &obj) == nil && len(obj) == 1 && obj["nonce"] == d.nonce {
+			return applied
+		}
+	} else if content == d.nonce {
+		return applied
+	}
+	if content == "" {
+		return unknown
+	}
+	return ignored
 }
 
-// probeProtocol asks for the template with DONE and OK, with the run's
-// temperature, reply cap (maxTokens, or the default of SPEC §18) and
-// grammar when a run would send one, and times the whole reply.
+// known is what a run knows of the server and the model once its first
+// request is answered: what discovery found, reasoning the probes saw, and
+// what the shape probes showed the run would learn.
+func (d *doctor) known() shape.Known {
+	k := shape.Known{Server: d.server, Reasoning: d.stream.reasoningField != "" || d.roles.reasoningField != ""}
+	first := shape.Form(d.cfg.Sends.Constrain, k)
+	if first != llm.ShapeNone && d.shapeVerdict(first) == rejected {
+		k.Rejected = true
+	}
+	k.GrammarIgnored = d.shapeVerdict(llm.ShapeGrammar) == ignored
+	k.JSONIgnored = d.shapeVerdict(llm.ShapeJSON) == ignored
+	return k
+}
+
+// protocolTools are the tools the protocol probe's shape offers: DONE.
+var protocolTools = []parser.GrammarTool{{Name: "DONE", Input: parser.InputText}}
+
+// probeProtocol asks for the template with DONE and OK, sent as a run's
+// request would be (shape.Plan: its temperature, reply cap, thinking,
+// extraBody and the shape of its replies, in the form the run would
+// settle on for this server), and times the whole reply. A reply outside
+// the template is followed, when a run's retry would go in another form
+// (constrain auto on Ollama and LM Studio), by that retry.
 func (d *doctor) probeProtocol(ctx context.Context) {
-	system, request := prompts.DoctorProtocol()
-	d.capped = d.replyCap()
-	req := llm.Request{Params: d.params(d.capped),
-		Messages: []llm.Message{{Role: llm.RoleSystem, Content: system}, history.Request(request)}}
-	if d.constrains() {
-		req.Grammar = d.protocolGrammar()
+	k := d.known()
+	d.plan = shape.Plan(d.cfg.Sends, protocolTools, k)
+	d.protocol = d.protocolExchange(ctx, d.plan)
+	if d.protocol.ok() && d.protocolParses(d.protocol, d.plan) == nil || ctx.Err() != nil {
+		return
 	}
-	d.protocol = d.exchange(ctx, d.timeouts.Protocol, req)
-	// As sent: the client drops a grammar the server rejected.
-	d.constrained = req.Grammar != "" && !d.client.GrammarRejected()
+	k.Missed = true
+	if retry := shape.Plan(d.cfg.Sends, protocolTools, k); retry.Form != d.plan.Form && retry.Form != llm.ShapeNone && d.protocol.ok() {
+		d.retryPlan = retry
+		d.retry = d.protocolExchange(ctx, retry)
+	}
+}
+
+// protocolExchange sends the protocol probe as plan has it.
+func (d *doctor) protocolExchange(ctx context.Context, plan shape.Request) exchange {
+	system, request := prompts.DoctorProtocol()
+	d.capped = plan.ReplyCap
+	p := plan.Params
+	p.MaxTokens = intPtr(plan.ReplyCap)
+	msgs := []llm.Message{{Role: llm.RoleSystem, Content: system}}
+	if plan.Note != "" { // as a run's request has it
+		msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: plan.Note})
+	}
+	req := llm.Request{Params: p, Messages: append(msgs, history.Request(request))}
+	return d.exchange(ctx, d.timeouts.Protocol, req)
+}
+
+// protocolParses reads the protocol probe's reply as a run reads it: in
+// the JSON form when it was sent so, then with the tools a run offers.
+func (d *doctor) protocolParses(x exchange, plan shape.Request) error {
+	_, _, err := d.parseProtocol(x, plan)
+	return err
+}
+
+// parseProtocol reads the protocol probe's reply as a run reads a reply:
+// the JSON form turned into the template, then parsed with the tools a run
+// offers and DONE. inForm is false for a reply to a request in the JSON
+// form that is not in it.
+func (d *doctor) parseProtocol(x exchange, plan shape.Request) (resp parser.Response, inForm bool, err error) {
+	content := x.reply.Content
+	inForm = true
+	if x.reply.Shaped == llm.ShapeJSON {
+		text, err := parser.ReplyJSON(protocolTools).Template(content)
+		if err == nil {
+			content = text
+		}
+		inForm = err == nil
+	}
+	names := []string{"DONE"}
+	for _, t := range d.cfg.Tools {
+		if t.Name != "DONE" {
+			names = append(names, t.Name)
+		}
+	}
+	resp, err = parser.Parse(content, names)
+	return resp, inForm, err
 }
 
 // params are a probe's request parameters: the run's model and
 // temperature, and a reply cap of maxTokens.
 func (d *doctor) params(maxTokens int) llm.Params {
-	return llm.Params{Model: d.cfg.Model, Temperature: d.cfg.Temperature, MaxTokens: intPtr(maxTokens)}
+	return llm.Params{Model: d.cfg.model(), Temperature: d.cfg.Sends.Params.Temperature, MaxTokens: intPtr(maxTokens)}
 }
 
-// replyCap is the max_tokens a run's request would send: maxTokens, or the
-// default cap of the window dev works with, doubled for a model seen or
-// asked to reason.
-func (d *doctor) replyCap() int {
-	if d.cfg.MaxTokens != nil {
-		return *d.cfg.MaxTokens
-	}
-	window := d.cfg.MaxContextTokens
-	if w := d.server.Window; w > 0 && (window <= 0 || w < window) {
-		window = w
-	}
-	reasons := d.stream.reasoningField != "" || d.roles.reasoningField != ""
-	switch d.cfg.Thinking {
-	case llm.ThinkingLow, llm.ThinkingMedium, llm.ThinkingHigh:
-		reasons = true
-	}
-	return llm.DefaultMaxTokens(window, reasons)
-}
-
-// exchange streams req within timeout, timing the first piece of content
-// or reasoning and the whole reply.
+// exchange streams req within timeout on the doctor's client.
 func (d *doctor) exchange(ctx context.Context, timeout time.Duration, req llm.Request) exchange {
+	return d.exchangeWith(ctx, d.client, timeout, req)
+}
+
+// exchangeWith streams req on client within timeout, timing the first
+// piece of content or reasoning and the whole reply.
+func (d *doctor) exchangeWith(ctx context.Context, client *llm.Client, timeout time.Duration, req llm.Request) exchange {
 	pctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	x := exchange{ran: true}
 	start := time.Now()
-	reply, err := d.client.Stream(pctx, req, func(delta llm.Delta) {
+	reply, err := client.Stream(pctx, req, func(delta llm.Delta) {
 		if x.firstToken == 0 {
 			x.firstToken = max(time.Since(start), time.Nanosecond)
 		}

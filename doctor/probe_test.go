@@ -12,6 +12,8 @@ import (
 	"github.com/devagent/dev/doctor"
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/llm/llmtest"
+	"github.com/devagent/dev/parser"
+	"github.com/devagent/dev/shape"
 )
 
 func check(t *testing.T, r doctor.Report, name string) doctor.Check {
@@ -40,27 +42,30 @@ func TestFacts(t *testing.T) {
 		f.ProtocolTokens != 31 || f.ProtocolEstimate || f.ProtocolSeconds == nil {
 		t.Errorf("protocol facts = %+v", f)
 	}
-	if f.GrammarAccepted == nil || !*f.GrammarAccepted || f.GrammarApplied == nil || !*f.GrammarApplied || f.GrammarField != "grammar" ||
-		!f.ProtocolConstrained || f.ProtocolMaxTokens != 2048 {
-		t.Errorf("grammar facts = %+v", f)
+	if f.Grammar != "applied" || f.JSONForm != "applied" || f.GrammarAccepted == nil || !*f.GrammarAccepted || f.GrammarApplied == nil ||
+		!*f.GrammarApplied || f.GrammarField != "grammar" || !f.ProtocolConstrained || f.ProtocolShape != "grammar" || f.ProtocolMaxTokens != 2048 {
+		t.Errorf("shape facts = %+v", f)
 	}
-	if !r.OK || r.Count(doctor.Warn) != 1 || r.Count(doctor.OK) != 11 {
+	if !r.OK || r.Count(doctor.Warn) != 1 || r.Count(doctor.OK) != 12 {
 		t.Errorf("report OK %v, %d ok, %d warnings", r.OK, r.Count(doctor.OK), r.Count(doctor.Warn))
 	}
 }
 
-// The probes send what a run sends: no tools, the run's temperature, the
-// shape of every request; and only the protocol probe is more than a token.
+// The probes send what a run sends: no tools, the run's temperature; the
+// shape probes allow the nonce alone, the grammar in the field a run uses;
+// the protocol probe goes as a run's request, its shape, reply cap,
+// thinking and extraBody from shape.Plan.
 func TestProbeRequests(t *testing.T) {
 	t.Parallel()
 	s := server(t, llmtest.VLLM, 32768, model)
 	s.Respond(answer(""))
 	cfg := config(s)
-	cfg.Temperature, cfg.MaxTokens = ptr(0.2), ptr(4096)
+	cfg.Sends.Params.Temperature, cfg.Sends.Params.MaxTokens = ptr(0.2), ptr(4096)
+	cfg.Sends.Params.Extra = map[string]any{"top_k": 20}
 	doctor.Run(context.Background(), cfg)
 	reqs := s.Requests()
-	if len(reqs) != 4 {
-		t.Fatalf("%d chat requests, want 4 (streaming, roles, grammar, protocol)", len(reqs))
+	if len(reqs) != 5 {
+		t.Fatalf("%d chat requests, want 5 (streaming, roles, grammar, JSON form, protocol)", len(reqs))
 	}
 	roles := func(r llmtest.Request) string {
 		var rs []string
@@ -72,7 +77,7 @@ func TestProbeRequests(t *testing.T) {
 	want := []struct {
 		roles     string
 		maxTokens float64
-	}{{"user", 1}, {"system,user,assistant,user", 1}, {"user", 8}, {"system,user", 4096}}
+	}{{"user", 1}, {"system,user,assistant,user", 1}, {"user", 48}, {"user", 48}, {"system,user", 4096}}
 	for i, r := range reqs {
 		if got := roles(r); got != want[i].roles {
 			t.Errorf("request %d roles %s, want %s", i, got, want[i].roles)
@@ -92,37 +97,68 @@ func TestProbeRequests(t *testing.T) {
 			t.Errorf("request %d for model %q", i, r.Model)
 		}
 	}
-	if !strings.Contains(reqs[3].Messages[0].Content, "# Agent Response") || !strings.Contains(reqs[3].Messages[1].Content, "tool DONE, input OK") {
-		t.Errorf("the protocol probe does not ask for the template:\n%+v", reqs[3].Messages)
+	if !strings.Contains(reqs[4].Messages[0].Content, "# Agent Response") || !strings.Contains(reqs[4].Messages[1].Content, "tool DONE, input OK") {
+		t.Errorf("the protocol probe does not ask for the template:\n%+v", reqs[4].Messages)
 	}
-	// On vLLM with constrain auto, the grammar probe and the protocol
-	// probe carry a grammar, in vLLM's field; the others none.
-	for i, want := range []string{"", "", "structured_outputs.grammar", "structured_outputs.grammar"} {
-		if reqs[i].GrammarField != want {
-			t.Errorf("request %d carried a grammar in %q, want %q", i, reqs[i].GrammarField, want)
-		}
+	if reqs[2].Grammar != `root ::= "`+nonce+`"` || reqs[2].GrammarField != "structured_outputs.grammar" {
+		t.Errorf("the grammar probe sent %q in %q", reqs[2].Grammar, reqs[2].GrammarField)
 	}
-	if g := reqs[3].Grammar; !strings.Contains(g, `"DONE\n\n## Tool Input\n"`) || strings.Contains(g, "READ_FILE") {
+	if !strings.Contains(reqs[3].Schema, `"const":"`+nonce+`"`) || reqs[3].Grammar != "" {
+		t.Errorf("the JSON form's probe sent %q", reqs[3].Schema)
+	}
+	// On vLLM with constrain auto the protocol probe carries the grammar
+	// of DONE alone, in vLLM's field, with the run's extraBody.
+	if g := reqs[4].Grammar; !strings.Contains(g, `"DONE\n\n## Tool Input\n"`) || strings.Contains(g, "READ_FILE") || reqs[4].GrammarField != "structured_outputs.grammar" {
 		t.Errorf("the protocol probe's grammar is not DONE's alone:\n%s", g)
+	}
+	if reqs[4].Raw["top_k"] != 20.0 || reqs[2].Raw["top_k"] != 20.0 {
+		t.Errorf("extraBody did not go with the probes a run's requests stand for")
 	}
 }
 
 // With maxTokens unset the protocol probe is capped as a run would be (a
-// quarter of the window), and with constrain off it carries no grammar;
-// the grammar probe sends the worker's grammar when given.
+// quarter of the window), and with constrain off it carries no shape; the
+// shape probes are sent all the same.
 func TestProtocolProbeAsARun(t *testing.T) {
 	t.Parallel()
 	s := server(t, llmtest.LlamaCpp, 8192, model)
 	s.Respond(answer(""))
 	cfg := config(s)
-	cfg.Constrain, cfg.Grammar = "off", "root ::= \"# Agent Response\\n\""
+	cfg.Sends.Constrain = shape.Off
 	r := doctor.Run(context.Background(), cfg)
 	reqs := s.Requests()
-	if len(reqs) != 4 || reqs[2].Grammar != cfg.Grammar || reqs[3].Grammar != "" || reqs[3].MaxTokens != 2048 {
-		t.Fatalf("requests: grammar probe %q, protocol probe grammar %q max_tokens %d", reqs[2].Grammar, reqs[3].Grammar, reqs[3].MaxTokens)
+	if len(reqs) != 5 || reqs[2].Grammar == "" || reqs[3].Schema == "" || reqs[4].Grammar != "" || reqs[4].Schema != "" || reqs[4].MaxTokens != 2048 {
+		t.Fatalf("requests: protocol probe grammar %q schema %q max_tokens %d", reqs[4].Grammar, reqs[4].Schema, reqs[4].MaxTokens)
 	}
 	if r.Facts.ProtocolConstrained || r.Facts.ProtocolMaxTokens != 2048 {
 		t.Errorf("facts %+v", r.Facts)
+	}
+	if c := check(t, r, doctor.CheckGrammar); c.Status != doctor.OK || !strings.Contains(c.Detail, "applied in grammar") || !strings.Contains(c.Detail, "runs send no shape (constrain off)") {
+		t.Errorf("grammar = %+v", c)
+	}
+}
+
+// What doctor says a run sends comes from shape.Plan, the code a run
+// uses: on llama.cpp the grammar of DONE, capped at a quarter of the
+// window; a model not known to reason is offered no <think> block, one
+// whose template reasons is.
+func TestProtocolProbeIsPlanned(t *testing.T) {
+	t.Parallel()
+	for _, reasons := range []bool{false, true} {
+		s := server(t, llmtest.LlamaCpp, 8192, model)
+		if reasons {
+			s.Route("GET /props", 200, `{"default_generation_settings":{"n_ctx":8192},"total_slots":1,"chat_template":"{% if enable_thinking %}<think>{% endif %}"}`)
+		}
+		s.Respond(answer(""))
+		cfg := config(s)
+		doctor.Run(context.Background(), cfg)
+		reqs := s.Requests()
+		want := shape.Plan(cfg.Sends, []parser.GrammarTool{{Name: "DONE", Input: parser.InputText}},
+			shape.Known{Server: llm.ServerInfo{Kind: llm.ServerLlamaCpp, Window: 8192, Reasoning: reasons}})
+		last := reqs[len(reqs)-1]
+		if last.Grammar != want.Grammar || last.MaxTokens != want.ReplyCap || strings.Contains(last.Grammar, `"<think>"`) != reasons {
+			t.Errorf("template reasons %v: the protocol probe sent max_tokens %d and\n%s\nwant %d and\n%s", reasons, last.MaxTokens, last.Grammar, want.ReplyCap, want.Grammar)
+		}
 	}
 }
 
@@ -138,14 +174,14 @@ func TestHungServer(t *testing.T) {
 		}
 	}))
 	t.Cleanup(func() { close(release); srv.Close() })
-	cfg := doctor.Config{APIURL: srv.URL + "/v1", Model: model, MaxContextTokens: 131072, File: configFile, FileFound: true,
+	cfg := doctor.Config{APIURL: srv.URL + "/v1", Sends: sends(), File: configFile, FileFound: true,
 		Timeouts: doctor.Timeouts{Reach: 100 * time.Millisecond}}
 	r := doctor.Run(context.Background(), cfg)
 	c := check(t, r, doctor.CheckReachable)
 	if c.Status != doctor.Fail || c.Detail != "no answer to GET /v1/models within 100 ms" || !strings.Contains(c.Fix, "not stuck") {
 		t.Errorf("reachable = %+v", c)
 	}
-	if n := r.Count(doctor.Skip); n != 8 || check(t, r, doctor.CheckProtocol).Detail != "not checked: the server did not answer" {
+	if n := r.Count(doctor.Skip); n != 9 || check(t, r, doctor.CheckProtocol).Detail != "not checked: the server did not answer" {
 		t.Errorf("%d skipped, protocol %+v", n, check(t, r, doctor.CheckProtocol))
 	}
 }

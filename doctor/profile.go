@@ -29,9 +29,9 @@ func (d *doctor) profile() *Profile {
 	if d.stream.err != nil || !d.stream.ran {
 		return nil
 	}
-	p := &Profile{APIURL: d.cfg.APIURL, Model: d.cfg.Model}
+	p := &Profile{APIURL: d.cfg.APIURL, Model: d.cfg.model()}
 	server := d.serverName()
-	model := d.cfg.Model
+	model := d.cfg.model()
 	if i := strings.LastIndexAny(model, "/\\"); i >= 0 {
 		model = model[i+1:]
 	}

@@ -34,7 +34,7 @@ func TestSafetySandbox(t *testing.T) {
 		c.safety.Approval, c.safety.Redact = "auto", true
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel() // the safety check needs no server
-		r := doctor.Run(ctx, doctor.Config{APIURL: "http://127.0.0.1:1/v1", Model: model, MaxContextTokens: 131072, File: configFile, Safety: c.safety})
+		r := doctor.Run(ctx, doctor.Config{APIURL: "http://127.0.0.1:1/v1", Sends: sends(), File: configFile, Safety: c.safety})
 		got := check(t, r, doctor.CheckSafety)
 		want := c.detail + "; approval auto; secrets redacted (token shapes; no secret environment variables)"
 		if got.Status != c.status || got.Detail != want {

@@ -189,7 +189,7 @@ func TestBenchExitCodes(t *testing.T) {
 		{"unknown flag", []string{"--modle", "x"}, "unknown flag --modle"},
 		{"runs", []string{"--runs", "0"}, "--runs must be at least 1"},
 		{"jobs", []string{"-j", "0"}, "-j must be at least 1"},
-		{"shard", []string{"--shard", "2/2"}, "the shard must be from 0 to 1"},
+		{"shard", []string{"--shard", "3/2"}, "the shard must be from 0 to 1 (or 2, the same as 0)"},
 		{"shard form", []string{"--shard", "half"}, "want I/N"},
 		{"timeout", []string{"--task-timeout", "-1s"}, "--task-timeout must be positive"},
 		{"only", []string{"--only", "nope"}, `no task "nope"`},

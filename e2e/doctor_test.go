@@ -56,10 +56,11 @@ func TestDoctorLlamaCpp(t *testing.T) {
 		"; usage reported; stream_options accepted\n",
 		"  ok    reasoning  in the reasoning_content field",
 		"  ok    roles      system, user, assistant, user: accepted\n",
-		"  ok    grammar    accepted and applied in grammar: the reply began as the template; runs send it (constrain auto)\n",
+		"  ok    grammar    applied in grammar: the reply was exactly the one string the probe allowed; runs send it (constrain auto)\n",
+		"  ok    json       applied in response_format: the reply was exactly the one string the probe allowed; runs send it if the server ignores the grammar (constrain auto)\n",
 		"  ok    protocol   answered in the template (DONE \"OK\") after 24 tokens, ",
 		"  ok    snapshots  " + w.dir + " holds ",
-		"\n11 ok, 1 warning, nothing failed\n",
+		"\n12 ok, 1 warning, nothing failed\n",
 	} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
@@ -97,13 +98,13 @@ func TestDoctorOllamaJSON(t *testing.T) {
 	for _, c := range report.Checks {
 		names = append(names, c.Name)
 	}
-	want := []string{"config", "reachable", "server", "model", "context", "streaming", "reasoning", "roles", "grammar", "protocol", "safety", "snapshots"}
+	want := []string{"config", "reachable", "server", "model", "context", "streaming", "reasoning", "roles", "grammar", "json", "protocol", "safety", "snapshots"}
 	if !report.OK || report.APIURL != w.srv.BaseURL() || !slices.Equal(names, want) {
 		t.Errorf("report ok %v, apiUrl %s, checks %q", report.OK, report.APIURL, names)
 	}
 	f := report.Facts
 	if f["server"] != "Ollama" || f["version"] != "0.17.4" || f["contextWindow"] != 4096.0 || f["reasoningField"] != "reasoning" ||
-		f["usage"] != true || f["protocolParsed"] != true || f["protocolTokens"] != 24.0 {
+		f["usage"] != true || f["protocolParsed"] != true || f["protocolTokens"] != 24.0 || f["grammar"] != "ignored" || f["jsonForm"] != "applied" {
 		t.Errorf("facts = %v", f)
 	}
 	if c := report.Checks[4]; c.Status != "warn" || !strings.Contains(c.Fix, "OLLAMA_CONTEXT_LENGTH=65536") {
@@ -120,7 +121,7 @@ func TestDoctorDeadServer(t *testing.T) {
 		"  fail  reachable  cannot connect to " + w.srv.BaseURL() + ": connection refused\n",
 		"fix: start the server, or set apiUrl in " + filepath.Join(w.home, "config.json") + " (or DEV_API_URL) to where it listens\n",
 		"  skip  protocol   not checked: the server is unreachable\n",
-		"3 ok, 0 warnings, 8 not checked, 1 failed\n",
+		"3 ok, 0 warnings, 9 not checked, 1 failed\n",
 		"  ok    safety     sandbox off",
 	} {
 		if !strings.Contains(r.stdout, want) {
@@ -233,7 +234,8 @@ func TestDoctorSafetyAndProfile(t *testing.T) {
 
 // A protocol probe that gets no parseable reply is a failure (exit 1), not
 // "nothing failed": its fix names what would help, in order (SPEC §18).
-// The grammar probe sends the worker's grammar, custom tools included.
+// The shape probes go whatever constrain says; the protocol probe goes as
+// a run's request would, the run's custom tools among those it reads.
 func TestDoctorNoParseableReplyFails(t *testing.T) {
 	w := newWorld(t, map[string]any{"constrain": "off",
 		"tools": []map[string]any{{"name": "RUN_TESTS", "description": "Runs the tests.", "command": "true"}}})
@@ -242,15 +244,13 @@ func TestDoctorNoParseableReplyFails(t *testing.T) {
 		if n, _ := req.Raw["max_tokens"].(float64); n == 1 {
 			return llmtest.Response{Content: "OK", FinishReason: "length"}, true
 		}
-		if req.Grammar != "" {
-			return llmtest.Response{Content: "# Agent Res", FinishReason: "length"}, true // shaped
-		}
 		return llmtest.Response{Content: "Sure! def main(): print('OK')"}, true
 	})
 	r := w.run("doctor")
 	r.expect(t, 1)
 	for _, want := range []string{
-		"  ok    grammar    accepted and applied in grammar: the reply began as the template; runs do not send it (constrain off)",
+		"  ok    grammar    applied in grammar: the reply was exactly the one string the probe allowed; runs send no shape (constrain off)",
+		"  ok    json       applied in response_format: the reply was exactly the one string the probe allowed; runs send no shape (constrain off)",
 		"  fail  protocol   not in the template after ",
 		"fix: in order: 1) set constrain to auto (or on) in " + filepath.Join(w.home, "config.json") + ": the server shapes the replies to the template; 2) use a stronger instruction-following model",
 	} {
@@ -258,29 +258,73 @@ func TestDoctorNoParseableReplyFails(t *testing.T) {
 			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
 		}
 	}
-	var grammarProbe, protocol llmtest.Request
-	for _, req := range w.srv.Requests() {
-		if n, _ := req.Raw["max_tokens"].(float64); n == 8 {
-			grammarProbe = req
-		} else if n > 8 {
-			protocol = req
-		}
-	}
-	if !strings.Contains(grammarProbe.Grammar, `"RUN_TESTS\n\n## Tool Input\n"`) || !strings.Contains(grammarProbe.Grammar, `"WRITE_FILE\n\n## Tool Input\n"`) {
-		t.Errorf("the grammar probe did not send the worker's grammar:\n%s", grammarProbe.Grammar)
-	}
-	if protocol.Grammar != "" || protocol.MaxTokens != 8192 {
+	protocol := w.srv.Requests()[len(w.srv.Requests())-1]
+	if protocol.Grammar != "" || protocol.Schema != "" || protocol.MaxTokens != 8192 {
 		t.Errorf("protocol probe: grammar %q, max_tokens %d; want none with constrain off, and a quarter of the window", protocol.Grammar, protocol.MaxTokens)
 	}
 
+	// A reply in the template with a tool a run offers (a custom one
+	// here) is a poor choice: a warning, not "not in the template".
+	w.srv.Respond(func(req llmtest.Request) (llmtest.Response, bool) {
+		if n, _ := req.Raw["max_tokens"].(float64); n == 1 {
+			return llmtest.Response{Content: "OK", FinishReason: "length"}, true
+		}
+		return llmtest.Response{Content: llmtest.Reply("Test first.", "RUN_TESTS", "")}, true
+	})
+	r = w.run("doctor")
+	r.expect(t, 0)
+	if !strings.Contains(r.stdout, "  warn  protocol   in the template after ") || !strings.Contains(r.stdout, `but it chose RUN_TESTS "" instead of DONE "OK"`) {
+		t.Errorf("a run's tool in the template:\n%s", r.stdout)
+	}
+
 	// constrain auto (the default) on llama.cpp: the protocol probe is
-	// constrained, and the shaped reply parses.
+	// shaped, and the shaped reply parses.
 	w.writeConfig(map[string]any{"apiUrl": w.srv.BaseURL(), "model": "mock-model"})
 	w.srv.Respond(probeAnswers(""))
 	r = w.run("doctor", "--json")
 	r.expect(t, 0)
 	var report struct{ Facts map[string]any }
-	if err := json.Unmarshal([]byte(r.stdout), &report); err != nil || report.Facts["protocolConstrained"] != true || report.Facts["grammarAccepted"] != true {
+	if err := json.Unmarshal([]byte(r.stdout), &report); err != nil || report.Facts["protocolConstrained"] != true || report.Facts["grammar"] != "applied" ||
+		report.Facts["jsonForm"] != "applied" || report.Facts["protocolShape"] != "grammar" {
 		t.Errorf("facts %v (%v)", report.Facts, err)
+	}
+}
+
+// dev doctor tells applied from ignored for each form, on each server the
+// mock impersonates: the grammar applied by llama.cpp, vLLM and SGLang,
+// each in its field, ignored by Ollama and LM Studio, which apply the JSON
+// form (SPEC §18).
+func TestDoctorShapesByServer(t *testing.T) {
+	for _, tc := range []struct {
+		kind          llmtest.Kind
+		model         string
+		grammar, json string
+	}{
+		{llmtest.LlamaCpp, "mock-model", "  ok    grammar    applied in grammar", "  ok    json       applied in response_format"},
+		{llmtest.VLLM, "mock-model", "  ok    grammar    applied in structured_outputs.grammar", "  ok    json       applied in response_format"},
+		{llmtest.SGLang, "mock-model", "  ok    grammar    applied in ebnf", "  ok    json       applied in response_format"},
+		{llmtest.Ollama, "mock-model:latest", "  warn  grammar    ignored in grammar: the server took the request and answered freely", "  ok    json       applied in response_format"},
+		{llmtest.LMStudio, "mock-model", "  warn  grammar    ignored in grammar: the server took the request and answered freely", "  ok    json       applied in response_format"},
+	} {
+		t.Run(string(tc.kind), func(t *testing.T) {
+			w := newWorld(t, nil)
+			w.srv.Impersonate(tc.kind, 32768)
+			w.writeConfig(map[string]any{"apiUrl": w.srv.BaseURL(), "model": tc.model})
+			w.srv.Respond(probeAnswers(""))
+			r := w.run("doctor")
+			r.expect(t, 0)
+			for _, want := range []string{tc.grammar, tc.json, "  ok    protocol   answered in the template"} {
+				if !strings.Contains(r.stdout, want) {
+					t.Errorf("dev doctor lacks %q:\n%s", want, r.stdout)
+				}
+			}
+			if testing.Verbose() {
+				for _, line := range strings.Split(r.stdout, "\n") {
+					if strings.Contains(line, " grammar ") || strings.Contains(line, " json ") || strings.Contains(line, " protocol ") || strings.Contains(line, "fix:") {
+						t.Log(line)
+					}
+				}
+			}
+		})
 	}
 }

@@ -1,12 +1,14 @@
 package e2e
 
 import (
-	"fmt"
-	"github.com/devagent/dev/llm"
+	"encoding/json"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/devagent/dev/llm/llmtest"
+	"github.com/devagent/dev/sessions"
 )
 
 // SPEC §18 through the binary, against mock servers that answer like
@@ -36,9 +38,10 @@ func grammarRun(t *testing.T, w *world, args ...string) (worker, auditor []llmte
 	return worker, auditor, r
 }
 
-// constrain auto sends the grammar to llama.cpp and vLLM, each in its
-// field (vLLM's chosen by the version GET /version gives), and to no other
-// server; every request records whether it was constrained.
+// constrain auto sends the grammar to llama.cpp, vLLM and SGLang, each in
+// its field (vLLM's chosen by the version GET /version gives), and no
+// shape to a server whose replies all parse, unless it takes the JSON form
+// after a miss (Ollama); every request records the form it carried.
 func TestConstrainAutoByServer(t *testing.T) {
 	for _, tc := range []struct {
 		kind  llmtest.Kind
@@ -47,7 +50,9 @@ func TestConstrainAutoByServer(t *testing.T) {
 		{llmtest.LlamaCpp, "grammar"},
 		{llmtest.VLLM, "structured_outputs.grammar"},
 		{llmtest.VLLMOld, "guided_grammar"},
+		{llmtest.SGLang, "ebnf"},
 		{llmtest.Ollama, ""},
+		{llmtest.LMStudio, ""},
 		{llmtest.Generic, ""},
 	} {
 		t.Run(string(tc.kind), func(t *testing.T) {
@@ -57,19 +62,24 @@ func TestConstrainAutoByServer(t *testing.T) {
 				w.writeConfig(map[string]any{"apiUrl": w.srv.BaseURL(), "model": "mock-model:latest"})
 			}
 			worker, auditor, _ := grammarRun(t, w)
-			for i, req := range worker {
-				if req.GrammarField != tc.field {
-					t.Errorf("worker request %d: grammar in %q, want %q", i, req.GrammarField, tc.field)
+			for i, req := range append(worker, auditor...) {
+				if req.GrammarField != tc.field || req.Schema != "" {
+					t.Errorf("request %d: grammar in %q, schema %v; want grammar in %q", i, req.GrammarField, req.Schema != "", tc.field)
 				}
-			}
-			if auditor[0].GrammarField != tc.field {
-				t.Errorf("audit request: grammar in %q, want %q", auditor[0].GrammarField, tc.field)
 			}
 			s := w.onlySession()
+			want := sessions.NotConstrained
+			if tc.field != "" {
+				want = sessions.ConstrainedGrammar
+			}
 			for i, rec := range s.Requests {
-				if rec.Constrained != (tc.field != "") {
-					t.Errorf("record %d (%s): constrained %v", i, rec.Purpose, rec.Constrained)
+				if rec.Constrained != want {
+					t.Errorf("record %d (%s): constrained %q, want %q", i, rec.Purpose, rec.Constrained, want)
 				}
+			}
+			raw := w.readHome(filepath.Join("sessions", s.ID+".json"))
+			if tc.field == "" && !strings.Contains(raw, `"constrained":false`) || tc.field != "" && !strings.Contains(raw, `"constrained":"grammar"`) {
+				t.Errorf("the session file writes constrained otherwise:\n%s", raw)
 			}
 			if tc.field == "" {
 				return
@@ -84,9 +94,9 @@ func TestConstrainAutoByServer(t *testing.T) {
 				t.Error("the worker's grammar differs between requests")
 			}
 			// A model not known to reason (the mock's template says
-			// nothing of it) is offered only a short <think> block.
-			if !strings.Contains(g, fmt.Sprintf(`"<think>" think-char{0,%d}`, llm.ShortThinkChars)) {
-				t.Errorf("a model not known to reason is not offered a short think block:\n%s", g)
+			// nothing of it) is offered no <think> block.
+			if strings.Contains(g, `"<think>"`) {
+				t.Errorf("a model not known to reason is offered a think block:\n%s", g)
 			}
 			// The auditor's grammar: its own read-only tools.
 			a := auditor[0].Grammar
@@ -97,8 +107,9 @@ func TestConstrainAutoByServer(t *testing.T) {
 	}
 }
 
-// constrain on sends the grammar to any server, in llama.cpp's field;
-// constrain off to none; --constrain wins over the file.
+// constrain on sends the grammar to any server, in llama.cpp's field, and
+// to Ollama the JSON form; constrain off no shape; --constrain wins over
+// the file.
 func TestConstrainOnAndOff(t *testing.T) {
 	w := newWorld(t, map[string]any{"constrain": "on"})
 	worker, _, _ := grammarRun(t, w)
@@ -106,11 +117,21 @@ func TestConstrainOnAndOff(t *testing.T) {
 		t.Errorf("constrain on, generic server: grammar in %q", worker[0].GrammarField)
 	}
 
+	w = setUpWorld(t, map[string]any{"constrain": "on"})
+	w.srv.Impersonate(llmtest.Ollama, 32768)
+	w.writeConfig(map[string]any{"apiUrl": w.srv.BaseURL(), "model": "mock-model:latest", "constrain": "on"})
+	worker, auditor, _ := grammarRun(t, w)
+	for i, req := range append(worker, auditor...) {
+		if req.Grammar != "" || req.Schema == "" || req.SchemaName != "agent_response" {
+			t.Errorf("constrain on, Ollama: request %d carried grammar %q, schema %v", i, req.Grammar, req.Schema != "")
+		}
+	}
+
 	w = setUpWorld(t, map[string]any{"constrain": "off"})
 	w.srv.Impersonate(llmtest.LlamaCpp, 32768)
-	worker, auditor, _ := grammarRun(t, w)
-	if worker[0].Grammar != "" || auditor[0].Grammar != "" {
-		t.Errorf("constrain off: a grammar was sent")
+	worker, auditor, _ = grammarRun(t, w)
+	if worker[0].Grammar != "" || auditor[0].Grammar != "" || worker[0].Schema != "" {
+		t.Errorf("constrain off: a shape was sent")
 	}
 
 	w = setUpWorld(t, map[string]any{"constrain": "off"})
@@ -119,7 +140,7 @@ func TestConstrainOnAndOff(t *testing.T) {
 	if worker[0].GrammarField != "grammar" {
 		t.Errorf("--constrain on over constrain off: grammar in %q", worker[0].GrammarField)
 	}
-	if r := w.run("--constrain", "sometimes", "-p", "x"); r.code != 2 || !strings.Contains(r.stderr, "--constrain") {
+	if r := w.run("--constrain", "sometimes", "-p", "x"); r.code != 2 || !strings.Contains(r.stderr, "--constrain") || !strings.Contains(r.stderr, "json") {
 		t.Errorf("--constrain sometimes: exit %d\n%s", r.code, r.stderr)
 	}
 	if r := w.run("config", "show"); !strings.Contains(r.stdout, "constrain") || !strings.Contains(r.stdout, "off") {
@@ -127,24 +148,161 @@ func TestConstrainOnAndOff(t *testing.T) {
 	}
 }
 
-// Unless thinking is off, the model may start with a <think> block
-// (llama.cpp applies the grammar to the reasoning too): of any length when
-// asked to think, short (llm.ShortThinkChars) for a model not known to
-// reason with thinking auto; with thinking off, none.
+// constrain json sends the JSON form to any server, every request, the
+// model told so in the messages from the start (after the system prompt,
+// which stays as it is, so that the prompt prefix stays cached); a reply
+// in the JSON form is the template before the history, the session,
+// --json and the transcript see it (SPEC §18).
+func TestConstrainJSON(t *testing.T) {
+	w := newWorld(t, map[string]any{"constrain": "json"})
+	w.srv.Script(
+		llmtest.Response{Content: llmtest.Template("Look first.", "[~] look\n[ ] answer", llmtest.Call{Tool: "COMMAND", Input: "ls"})},
+		done("Looked."),
+		verdict("ls ran.\n\nOverall: PASS"),
+	)
+	r := w.run("-p", "look around", "--json")
+	r.expect(t, 0)
+	reqs := w.srv.Requests()
+	var worker []llmtest.Request
+	for i, req := range reqs {
+		if req.Schema == "" || req.Grammar != "" {
+			t.Errorf("request %d carried no JSON form", i)
+		}
+		if len(req.Messages) < 2 || !strings.HasPrefix(req.Messages[1].Content, "Answer with one JSON object and nothing else") {
+			t.Errorf("request %d does not tell the model of the JSON form after the system prompt:\n%+v", i, req.Messages)
+		}
+		if !isAudit(req) {
+			worker = append(worker, req)
+		}
+	}
+	if worker[0].Messages[0].Content != worker[1].Messages[0].Content || strings.Contains(worker[0].Messages[0].Content, "JSON object") {
+		t.Error("the system prompt changed, or holds the JSON form")
+	}
+	// Each request's prompt is the last one's and more: the server's
+	// prompt cache keeps it all, the note included.
+	for i, m := range worker[0].Messages {
+		if worker[1].Messages[i] != m {
+			t.Errorf("message %d of the first request changed in the second: %q", i, m.Content)
+		}
+	}
+	s := w.onlySession()
+	for i, rec := range s.Requests {
+		if rec.Constrained != sessions.ConstrainedJSON {
+			t.Errorf("record %d: constrained %q", i, rec.Constrained)
+		}
+	}
+	for _, m := range s.History {
+		if m.Role == "assistant" && !strings.HasPrefix(m.Content, "# Agent Response\n\n## Thoughts\n") {
+			t.Errorf("the history holds a reply that is not the template: %q", m.Content)
+		}
+	}
+	// The history, and so the next request, holds the template.
+	if !strings.Contains(allContent(worker[1]), "## Tool Choice\nCOMMAND\n\n## Tool Input\nls") {
+		t.Errorf("the second request does not show the first reply as the template:\n%s", allContent(worker[1]))
+	}
+	evs := eventsOfType(jsonEvents(t, r.stdout), "response")
+	if len(evs) == 0 || evs[0]["thoughts"] != "Look first." || len(evs[0]["tasks"].([]any)) != 2 {
+		t.Errorf("--json response events %v", evs)
+	}
+	show := w.run("sessions", "show", s.ID)
+	if !strings.Contains(show.stdout, "Look first.") || strings.Contains(show.stdout, `"thoughts"`) {
+		t.Errorf("the transcript:\n%s", show.stdout)
+	}
+	if st := w.run("stats", "--json"); !strings.Contains(st.stdout, `"jsonReplies": 3`) {
+		t.Errorf("dev stats --json:\n%s", st.stdout)
+	}
+}
+
+// With constrain auto, Ollama gets the JSON form on the retry after a
+// format error and on every later request of the run, the auditor's too;
+// the model is told so in the messages from the format error on, the
+// system prompt unchanged.
+func TestOllamaTurnsToJSONAfterAMiss(t *testing.T) {
+	w := newWorld(t, nil)
+	w.srv.Impersonate(llmtest.Ollama, 32768)
+	w.writeConfig(map[string]any{"apiUrl": w.srv.BaseURL(), "model": "mock-model:latest"})
+	w.srv.Script(
+		llmtest.Response{Content: "Sure! Here is a script:\n```python\nprint('hi')\n```"},
+		reply("Look.", "COMMAND", "ls"),
+		done("Looked."),
+		verdict("ls ran.\n\nOverall: PASS"),
+	)
+	r := w.run("-p", "look around")
+	r.expect(t, 0)
+	reqs := w.srv.Requests()
+	if len(reqs) != 4 || reqs[0].Schema != "" {
+		t.Fatalf("%d requests, the first with a schema %v", len(reqs), reqs[0].Schema != "")
+	}
+	for i, req := range reqs[1:] {
+		if req.Schema == "" || len(req.Messages) < 2 || !strings.HasPrefix(req.Messages[1].Content, "Answer with one JSON object") {
+			t.Errorf("request %d after the miss lacks the JSON form or its note", i+1)
+		}
+		if req.Messages[0].Content != reqs[0].Messages[0].Content && !isAudit(req) {
+			t.Errorf("request %d: the system prompt changed", i+1)
+		}
+	}
+	if retry := lastUser(reqs[1]); !strings.HasPrefix(retry, "Your reply could not be used") || strings.Contains(retry, "Answer with the template only") {
+		t.Errorf("the retry's message:\n%s", retry)
+	}
+	var forms []sessions.Constrained
+	for _, rec := range w.onlySession().Requests {
+		forms = append(forms, rec.Constrained)
+	}
+	if !slices.Equal(forms, []sessions.Constrained{"", "json", "json", "json"}) {
+		t.Errorf("records constrained %q", forms)
+	}
+}
+
+// A server that takes the grammar and ignores it is found out: one
+// warning, the request recorded as not shaped, and the JSON form from then
+// on where the server takes it. Here a vLLM that says 0.10.1 (so dev sends
+// guided_grammar) but reads only structured_outputs, as vLLM 0.12 does.
+func TestIgnoredGrammarFoundOut(t *testing.T) {
+	w := newWorld(t, nil)
+	w.srv.Impersonate(llmtest.VLLM, 32768)
+	w.srv.Route("GET /version", 200, `{"version":"0.10.1"}`)
+	w.srv.Script(
+		llmtest.Response{Content: "Sure! Here is a script:\n```python\nprint('hi')\n```"},
+		done("Hello."),
+	)
+	r := w.run("--no-audit", "-p", "say hello")
+	r.expect(t, 0)
+	if n := strings.Count(r.stderr, "the server ignored the reply grammar (sent in guided_grammar)"); n != 1 {
+		t.Errorf("%d warnings that the grammar was ignored, want 1:\n%s", n, r.stderr)
+	}
+	reqs := w.srv.Requests()
+	if len(reqs) != 2 || reqs[0].GrammarField != "guided_grammar" || reqs[1].Grammar != "" || reqs[1].Schema == "" {
+		t.Fatalf("requests: %d, the second with grammar %q and schema %v", len(reqs), reqs[1].Grammar, reqs[1].Schema != "")
+	}
+	var forms []sessions.Constrained
+	for _, rec := range w.onlySession().Requests {
+		forms = append(forms, rec.Constrained)
+	}
+	if !slices.Equal(forms, []sessions.Constrained{"", "json"}) {
+		t.Errorf("records constrained %q", forms)
+	}
+}
+
+// The grammar offers a <think> block only to a model known to reason:
+// asked to think, or with thinking auto one whose chat template reasons;
+// with thinking off, or a model that shows no reasoning, none (SPEC §18).
 func TestConstrainThinkBlock(t *testing.T) {
-	bound := fmt.Sprintf("{0,%d}", llm.ShortThinkChars)
 	for _, tc := range []struct {
-		thinking     string
-		think, short bool
-	}{{"high", true, false}, {"auto", true, true}, {"off", false, false}} {
-		t.Run(tc.thinking, func(t *testing.T) {
+		thinking string
+		template string
+		think    bool
+	}{{"high", "", true}, {"auto", "", false}, {"auto", "{% if enable_thinking %}<think>{% endif %}", true}, {"off", "<think>", false}} {
+		t.Run(tc.thinking+"/"+tc.template, func(t *testing.T) {
 			w := newWorld(t, map[string]any{"thinking": tc.thinking})
 			w.srv.Impersonate(llmtest.LlamaCpp, 32768)
+			if tc.template != "" {
+				props, _ := json.Marshal(map[string]any{"default_generation_settings": map[string]any{"n_ctx": 32768}, "total_slots": 1, "chat_template": tc.template})
+				w.srv.Route("GET /props", 200, string(props))
+			}
 			worker, auditor, _ := grammarRun(t, w)
 			for who, g := range map[string]string{"worker": worker[0].Grammar, "auditor": auditor[0].Grammar} {
-				if strings.Contains(g, `"<think>"`) != tc.think || strings.Contains(g, bound) != tc.short {
-					t.Errorf("thinking %s: the %s's grammar has a think block %v (want %v), bounded %v (want %v):\n%s",
-						tc.thinking, who, strings.Contains(g, `"<think>"`), tc.think, strings.Contains(g, bound), tc.short, g)
+				if strings.Contains(g, `"<think>"`) != tc.think {
+					t.Errorf("thinking %s, template %q: the %s's grammar offers a think block %v, want %v", tc.thinking, tc.template, who, !tc.think, tc.think)
 				}
 			}
 		})
@@ -164,7 +322,7 @@ func TestConstrainInteractiveOffersAskUser(t *testing.T) {
 }
 
 // A server that rejects the grammar (llama.cpp's 400) is asked again
-// without it; dev warns once and sends none for the rest of the run.
+// without it; dev warns once and sends no shape for the rest of the run.
 func TestGrammarRejectedWarnsOnce(t *testing.T) {
 	w := newWorld(t, nil)
 	w.srv.Impersonate(llmtest.LlamaCpp, 32768)
@@ -178,13 +336,13 @@ func TestGrammarRejectedWarnsOnce(t *testing.T) {
 		t.Fatalf("%d requests, the first with grammar %v: want the rejected one and three more", len(all), all[0].Grammar != "")
 	}
 	for i, req := range all[1:] {
-		if req.Grammar != "" {
-			t.Errorf("request %d after the rejection carried a grammar", i+1)
+		if req.Grammar != "" || req.Schema != "" {
+			t.Errorf("request %d after the rejection carried a shape", i+1)
 		}
 	}
 	for i, rec := range w.onlySession().Requests {
-		if rec.Constrained {
-			t.Errorf("record %d says constrained after the rejection", i)
+		if rec.Constrained != sessions.NotConstrained {
+			t.Errorf("record %d says constrained %q after the rejection", i, rec.Constrained)
 		}
 	}
 }

@@ -100,10 +100,10 @@ func TestStats(t *testing.T) {
 		}
 	}
 	f := strings.Fields(row)
-	// MODEL SESSIONS REQUESTS IN OUT COST WELL-FORMED CONSTRAINED UNCONSTRAINED FORMAT-ERRORS PASSED FAILED EARLY FIRST-BYTE s
+	// MODEL SESSIONS REQUESTS IN OUT COST WELL-FORMED GRAMMAR JSON UNCONSTRAINED FORMAT-ERRORS PASSED FAILED EARLY FIRST-BYTE s
 	// (a generic server: nothing constrained)
-	if len(f) != 15 || f[1] != "2" || f[2] != "4" || f[3] != "2,200" || f[4] != "55" || f[5] != "-" || f[6] != "75%" ||
-		f[7] != "-" || f[8] != "75%" || f[9] != "1" {
+	if len(f) != 16 || f[1] != "2" || f[2] != "4" || f[3] != "2,200" || f[4] != "55" || f[5] != "-" || f[6] != "75%" ||
+		f[7] != "-" || f[8] != "-" || f[9] != "75%" || f[10] != "1" {
 		t.Errorf("stats row %q:\n%s", row, r.stdout)
 	}
 	r = w.run("stats", "--json", "--days", "7")

@@ -93,9 +93,11 @@ type ContextWindow struct {
 	Server       string // the server's kind ("" when not recognised)
 	ServerWindow int    // the server's window, 0 when it did not say
 	Source       string // where ServerWindow (or Server) came from
-	// Constrained: the run's requests carry the grammar of the replies
-	// (constrain; SPEC §18).
-	Constrained bool
+	// Shape is the form of the shape the run's requests carry ("grammar",
+	// "json", "" for none; constrain, SPEC §18), and ShapeAfterMiss the
+	// form from the first reply that misses the template on (the JSON form
+	// on Ollama and LM Studio with constrain auto).
+	Shape, ShapeAfterMiss string
 }
 
 // RequestStarted: a request is about to be sent to the model.

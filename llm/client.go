@@ -29,8 +29,8 @@ type Client struct {
 	// noStreamOptions: the server rejected stream_options once; do not send
 	// it again for the client's lifetime.
 	noStreamOptions atomic.Bool
-	// noGrammar: the server rejected a grammar once; send none again.
-	noGrammar atomic.Bool
+	// noShape: the server rejected a shape once; send none again.
+	noShape atomic.Bool
 
 	discoverMu sync.Mutex
 	discovered map[string]ServerInfo // by model: Discover probes once
@@ -180,31 +180,32 @@ func (c *Client) finish(err error) error {
 // it, and never again during the client's lifetime. An unknown model is
 // reported with the models the server lists, when it answers GET /models.
 func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (Reply, error) {
-	if c.noGrammar.Load() {
-		req.Grammar = ""
+	if c.noShape.Load() {
+		req.Grammar, req.GrammarField, req.Schema = "", "", nil
 	}
 	withUsage := !c.noStreamOptions.Load()
 	reply, err := c.streamOnce(ctx, req, withUsage, onDelta)
 	// Each rejection is cured once, in whichever order the server names
 	// them.
-	var grammarError string
+	var rejected Shape
+	var shapeError string
 	for range 2 {
 		switch {
 		case withUsage && rejectsStreamOptions(err):
 			c.noStreamOptions.Store(true)
 			withUsage = false
-		case req.Grammar != "" && rejectsGrammar(err):
-			c.noGrammar.Store(true)
-			grammarError = errorMessage(err)
-			req.Grammar = ""
+		case rejected == ShapeNone && rejectsShape(err, req.Params):
+			c.noShape.Store(true)
+			rejected, shapeError = ShapeOf(req.Params), errorMessage(err)
+			req.Grammar, req.GrammarField, req.Schema = "", "", nil
 		default:
 			continue
 		}
 		reply, err = c.streamOnce(ctx, req, withUsage, onDelta)
 	}
 	if err == nil {
-		reply.Constrained = req.Grammar != ""
-		reply.GrammarRejected, reply.GrammarError = grammarError != "", grammarError
+		reply.Shaped = ShapeOf(req.Params)
+		reply.ShapeRejected, reply.ShapeError = rejected, shapeError
 	}
 	var e *Error
 	if errors.As(err, &e) && e.Kind == KindModelNotFound && ctx.Err() == nil {
@@ -220,21 +221,32 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 // without usage, unless the server sends it anyway).
 func (c *Client) StreamOptionsRejected() bool { return c.noStreamOptions.Load() }
 
-// GrammarRejected reports whether the server rejected a grammar, so that
+// ShapeRejected reports whether the server rejected a shape, so that
 // requests now go without one.
-func (c *Client) GrammarRejected() bool { return c.noGrammar.Load() }
+func (c *Client) ShapeRejected() bool { return c.noShape.Load() }
 
-// rejectsGrammar reports whether err is the server refusing the grammar:
-// a 4xx or 5xx whose message names it (llama.cpp: "failed to parse
-// grammar"; a server that knows no such field: "Unrecognized request
-// argument supplied: grammar").
-func rejectsGrammar(err error) bool {
+// rejectsShape reports whether err is the server refusing the shape p
+// carries: a 4xx or 5xx whose message names it (llama.cpp: "failed to
+// parse grammar"; a server that knows no such field: "Unrecognized request
+// argument supplied: grammar"; a schema it cannot use: "response_format",
+// "json_schema").
+func rejectsShape(err error, p Params) bool {
 	var e *Error
-	if !errors.As(err, &e) || e.Status < 400 || e.Kind == KindOverflow {
+	form := ShapeOf(p)
+	if form == ShapeNone || !errors.As(err, &e) || e.Status < 400 || e.Kind == KindOverflow {
 		return false
 	}
 	m := strings.ToLower(e.Message)
-	return strings.Contains(m, "grammar") || strings.Contains(m, "structured_outputs") || strings.Contains(m, "structured outputs")
+	words := []string{"grammar", "structured_outputs", "structured outputs", "ebnf"}
+	if form == ShapeJSON {
+		words = []string{"response_format", "json_schema", "json schema", "schema"}
+	}
+	for _, w := range words {
+		if strings.Contains(m, w) {
+			return true
+		}
+	}
+	return false
 }
 
 func errorMessage(err error) string {

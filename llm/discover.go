@@ -28,6 +28,8 @@ const (
 	ServerLlamaCpp ServerKind = "llama.cpp"
 	ServerOllama   ServerKind = "Ollama"
 	ServerLMStudio ServerKind = "LM Studio"
+	// ServerSGLang is recognised by its model list (owned_by "sglang").
+	ServerSGLang ServerKind = "SGLang"
 	// ServerOpenRouter is recognised by its model list (pricing and
 	// top_provider per model), wherever it is reached from.
 	ServerOpenRouter ServerKind = "OpenRouter"
@@ -44,7 +46,8 @@ type ServerInfo struct {
 	// "GET /props default_generation_settings.n_ctx".
 	Source string
 	// Version is the server's version or build when it says (Ollama's
-	// /api/version, llama.cpp's build_info), "" otherwise.
+	// /api/version, llama.cpp's build_info, vLLM's /version, SGLang's
+	// /get_server_info), "" otherwise.
 	Version string
 	// Slots is llama.cpp's total_slots (requests it serves at once), 0 when
 	// unknown. Unless the server runs with a unified KV cache, -c is split
@@ -60,8 +63,9 @@ type ServerInfo struct {
 // large a context it gives model: vLLM's /v1/models max_model_len,
 // llama.cpp's /props n_ctx (per slot, which is what one request gets),
 // Ollama's /api/ps context_length of the loaded model (and /api/version),
-// LM Studio's /api/v1/models context_length of the loaded instance, and a
-// context_length in /v1/models (OpenRouter). The probes run together, bounded by
+// LM Studio's /api/v1/models context_length of the loaded instance,
+// SGLang's /v1/models max_model_len (owned_by "sglang", and its version
+// from /get_server_info), and a context_length in /v1/models (OpenRouter). The probes run together, bounded by
 // DiscoverTimeout; a probe that fails or times out only means less is known,
 // so Discover never returns an error. Paths other than /v1/models are taken
 // from the server root: the base URL without its trailing /v1.
@@ -81,6 +85,7 @@ func (c *Client) Discover(ctx context.Context, model string) ServerInfo {
 		func() probeResult { return c.probeLMStudio(ctx, root+"/api/v1/models", model) },
 		func() probeResult { return c.probeOllamaVersion(ctx, root+"/api/version") },
 		func() probeResult { return c.probeVLLMVersion(ctx, root+"/version") },
+		func() probeResult { return c.probeSGLangInfo(ctx, root+"/get_server_info") },
 	}
 	results := make([]probeResult, len(probes))
 	var wg sync.WaitGroup
@@ -179,8 +184,10 @@ func (c *Client) getJSON(ctx context.Context, url string, v any) bool {
 	return len(body) > 0 && body[0] == '{' && json.Unmarshal(body, v) == nil
 }
 
-// probeModels reads GET /v1/models: vLLM's max_model_len identifies vLLM;
-// a context_length (OpenRouter) is a window from a generic field.
+// probeModels reads GET /v1/models: SGLang's owned_by "sglang" identifies
+// SGLang, whose max_model_len is its window; vLLM's max_model_len
+// identifies vLLM; a context_length (OpenRouter) is a window from a
+// generic field.
 func (c *Client) probeModels(ctx context.Context, url, model string) probeResult {
 	var list struct {
 		Data []struct {
@@ -203,6 +210,8 @@ func (c *Client) probeModels(ctx context.Context, url, model string) probeResult
 			continue
 		}
 		switch {
+		case m.OwnedBy == "sglang":
+			return probeResult{kind: ServerSGLang, window: int(m.MaxModelLen), source: "GET /v1/models max_model_len"}
 		case m.MaxModelLen > 0:
 			return probeResult{kind: ServerVLLM, window: int(m.MaxModelLen), source: "GET /v1/models max_model_len"}
 		case m.ID == model && len(m.Pricing) > 0 && len(m.TopProvider) > 0:
@@ -290,6 +299,20 @@ func (c *Client) probeVLLMVersion(ctx context.Context, url string) probeResult {
 		return probeResult{}
 	}
 	return probeResult{kind: ServerVLLM, source: "GET /version", version: string(v.Version), versionOnly: true}
+}
+
+// probeSGLangInfo reads SGLang's GET /get_server_info: its server
+// arguments (model_path among them) and version. It names SGLang only for
+// a server its model list names so.
+func (c *Client) probeSGLangInfo(ctx context.Context, url string) probeResult {
+	var v struct {
+		Version   lenientString `json:"version"`
+		ModelPath lenientString `json:"model_path"`
+	}
+	if !c.getJSON(ctx, url, &v) || v.Version == "" || v.ModelPath == "" {
+		return probeResult{}
+	}
+	return probeResult{kind: ServerSGLang, source: "GET /get_server_info", version: string(v.Version), versionOnly: true}
 }
 
 // SameOllamaModel reports whether two Ollama model names are the same model:

@@ -107,8 +107,8 @@ func TestDiscoverProbesOnceAndSendsTheKey(t *testing.T) {
 	if first != second || first.Window != 8192 {
 		t.Errorf("Discover = %+v then %+v", first, second)
 	}
-	if n != 6 || calls.Load() != n {
-		t.Errorf("%d probe requests, then %d after a second Discover; want 6, then no more", n, calls.Load())
+	if n != 7 || calls.Load() != n {
+		t.Errorf("%d probe requests, then %d after a second Discover; want 7, then no more", n, calls.Load())
 	}
 	if unauthorised.Load() != 0 {
 		t.Errorf("%d probes without the API key", unauthorised.Load())

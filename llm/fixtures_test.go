@@ -259,6 +259,13 @@ var fixtureCases = []fixtureCase{
 	{file: "documented/vllm-version.txt", use: "discover", path: "/version", model: "Qwen/Qwen3-8B",
 		also:   map[string]string{"GET /v1/models": "documented/vllm-models.txt"},
 		server: ServerInfo{Kind: ServerVLLM, Window: 32768, Source: "GET /v1/models max_model_len", Version: "0.11.0"}},
+	{file: "documented/sglang-models.txt", use: "discover", path: "/v1/models", model: "Qwen/Qwen3-8B",
+		server: ServerInfo{Kind: ServerSGLang, Window: 40960, Source: "GET /v1/models max_model_len"}},
+	// /get_server_info gives the version of a server /v1/models names
+	// SGLang; alone it names nothing.
+	{file: "documented/sglang-get-server-info.txt", use: "discover", path: "/get_server_info", model: "Qwen/Qwen3-8B",
+		also:   map[string]string{"GET /v1/models": "documented/sglang-models.txt"},
+		server: ServerInfo{Kind: ServerSGLang, Window: 40960, Source: "GET /v1/models max_model_len", Version: "0.5.4"}},
 	{file: "documented/lmstudio-stream-inline-think.txt", use: "chat",
 		content: "<think>\n" + reasoningR + "\n</think>\n\n" + replyR, finish: "stop", // zero usage: unknown
 		stripped: replyR, thinking: reasoningR},

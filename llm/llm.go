@@ -44,11 +44,15 @@ type Params struct {
 	// …). Its keys win over dev's optional ones; model, messages, stream
 	// and stream_options are dev's (config refuses them).
 	Extra map[string]any
-	// Grammar is a GBNF grammar the reply must follow, sent in the field
-	// of the server dev discovered (see grammar.go); "" sends none. A
-	// server that rejects it gets the request again without it, and no
-	// grammar for the client's lifetime.
-	Grammar string
+	// Grammar is a GBNF grammar the reply must follow, sent in
+	// GrammarField ("" is llama.cpp's "grammar"; see shape.go); Schema is a
+	// JSON schema it must follow, sent as response_format. At most one is
+	// set; neither sends no shape. A server that rejects the shape gets
+	// the request again without it, and no shape for the client's
+	// lifetime.
+	Grammar      string
+	GrammarField string
+	Schema       *Schema
 }
 
 // Request is one chat completion: the parameters and the messages.
@@ -104,14 +108,15 @@ type Reply struct {
 	// request (llama.cpp's timings.prompt_ms + predicted_ms): without the
 	// network, queueing for a slot, or dev; 0 when it gave none.
 	ServerTime time.Duration
-	// Constrained: the request that got this reply carried the grammar.
-	Constrained bool
-	// GrammarRejected: the server rejected the grammar of this request
-	// (the reply came from the request sent again without it); it is
-	// the first such request of the client, and the last to carry one.
-	GrammarRejected bool
-	// GrammarError is the server's words when GrammarRejected.
-	GrammarError string
+	// Shaped is the form of the shape the request that got this reply
+	// carried, as sent.
+	Shaped Shape
+	// ShapeRejected is the form of the shape the server rejected on this
+	// request (the reply came from the request sent again without it): it
+	// is the first such request of the client, and the last to carry a
+	// shape. ShapeError is the server's words.
+	ShapeRejected Shape
+	ShapeError    string
 }
 
 // PromptCache is how much of one request's prompt a server took from its

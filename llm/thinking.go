@@ -106,23 +106,22 @@ func (c *Client) known(model string) ServerInfo {
 }
 
 // extraFields are the fields a request adds to the body beyond go-openai's:
-// the thinking level in the server's dialect and the grammar in the
-// server's field, then Extra, whose keys win. An object both set
-// (chat_template_kwargs, reasoning, structured_outputs) is merged, Extra's
-// keys winning.
+// the thinking level in the server's dialect and the shape in its field,
+// then Extra, whose keys win. An object both set (chat_template_kwargs,
+// reasoning, structured_outputs, response_format) is merged, Extra's keys
+// winning.
 func (c *Client) extraFields(req Request) map[string]any {
 	t := req.Thinking
 	if req.LessThinking {
 		t, _ = c.dialect(req.Model).less(t)
 	}
 	fields := c.dialect(req.Model).fields(t)
-	if req.Grammar != "" {
-		info := c.known(req.Model)
+	if shape := shapeFields(req.Params); shape != nil {
 		fields = maps.Clone(fields)
 		if fields == nil {
 			fields = map[string]any{}
 		}
-		maps.Copy(fields, grammarFields(info.Kind, info.Version, req.Grammar))
+		maps.Copy(fields, shape)
 	}
 	if len(req.Extra) == 0 {
 		return fields

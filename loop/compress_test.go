@@ -55,7 +55,7 @@ func compressFixture(script ...any) (*fixture, *fakeCompactor) {
 	c := &fakeCompactor{}
 	f.loop.Compactor = c
 	f.loop.ContextWindow = 1000
-	f.loop.CompressThreshold = 0.5
+	f.loop.Threshold = 0.5
 	f.loop.Now = func() time.Time { return time.Date(2026, 3, 1, 12, 0, 0, 0, time.FixedZone("x", 3600)) }
 	return f, c
 }
@@ -253,7 +253,7 @@ func TestOverflowCausedByTheDefaultCapLeavesRoom(t *testing.T) {
 	t.Parallel()
 	e := &llm.Error{Kind: llm.KindOverflow, Status: 400, ContextLimit: 1000, PromptTokens: 800, MaxTokensCause: true}
 	f, c := compressFixture(template("ECHO", "a"), e, template("ECHO", "b"), template("DONE", "ok"))
-	f.loop.CompressThreshold = 0.95
+	f.loop.Threshold = 0.95
 	o := f.run(t)
 	if o.Stop != Done || len(c.convs) != 0 {
 		t.Fatalf("outcome %+v, %d compressions", o, len(c.convs))

@@ -20,6 +20,7 @@ import (
 	"github.com/devagent/dev/prompts"
 	"github.com/devagent/dev/redact"
 	"github.com/devagent/dev/sessions"
+	"github.com/devagent/dev/shape"
 	"github.com/devagent/dev/step"
 	"github.com/devagent/dev/tools"
 )
@@ -44,9 +45,14 @@ type Saver interface {
 
 // Config holds the limits and request parameters of a run.
 type Config struct {
-	// Params go with every request of the worker; Grammar, when set, is
-	// the GBNF of its replies (SPEC §18).
-	Params       llm.Params
+	// Params go with every request of the worker.
+	Params llm.Params
+	// Constrain, Offered and Known shape the worker's replies (SPEC §18;
+	// step.Conversation's): Known is shared with the auditor, and outlives
+	// a Run (what the run learned of the server stands).
+	Constrain    shape.Constrain
+	Offered      []parser.GrammarTool
+	Known        *shape.Known
 	SystemPrompt string
 	MaxLoops     int // replies per Run
 	MaxRetries   int // consecutive unparseable replies before the run fails
@@ -62,12 +68,9 @@ type Config struct {
 	Now func() time.Time
 
 	// ContextWindow is the server's context window in tokens, used when
-	// Window is nil. 0: unknown, never compress before the server says the
-	// prompt is too long.
+	// Room.Window is nil. 0: unknown, never compress before the server
+	// says the prompt is too long.
 	ContextWindow int
-	// CompressThreshold is the fraction of the window at which the history
-	// is compressed before a request.
-	CompressThreshold float64
 
 	// Plan: requests are worked on in plan mode (SPEC §17). The request
 	// tells the model it may only read, the commands it may run being
@@ -88,11 +91,10 @@ type Loop struct {
 	Sink  event.Sink
 	// Auditor checks every DONE; nil accepts DONE as it is (--no-audit).
 	Auditor Auditor
-	// Compactor compresses the history; nil never compresses.
-	Compactor step.Compactor
-	// Window is the context window, shared with the auditor; nil: one of
-	// ContextWindow tokens, kept from run to run.
-	Window *step.Window
+	// Room keeps the conversation inside the context window; its Window,
+	// shared with the auditor, is nil: one of ContextWindow tokens, kept
+	// from run to run.
+	step.Room
 	// Secrets masks what the conversation stores and shows: tool results
 	// and the model's own text (see step.Conversation); nil masks nothing.
 	Secrets *redact.Redactor
@@ -159,24 +161,25 @@ func (l *Loop) Run(ctx context.Context, sess *sessions.Session, request string) 
 	}
 	r := &run{Loop: l, sess: sess}
 	r.conv = &step.Conversation{
-		Agent:             event.Worker,
-		Model:             l.Model,
-		Params:            l.Params,
-		System:            l.SystemPrompt,
-		Tools:             l.Tools,
-		Env:               l.Env,
-		Secrets:           l.Secrets,
-		AfterTool:         r.afterTool,
-		Sink:              l.Sink,
-		Example:           formatExample(),
-		MaxRetries:        l.MaxRetries,
-		Window:            l.Window,
-		Compactor:         l.Compactor,
-		CompressThreshold: l.CompressThreshold,
-		State:             sess,
-		Current:           request,
-		Save:              r.save,
-		Now:               l.Now,
+		Agent:      event.Worker,
+		Model:      l.Model,
+		Params:     l.Params,
+		System:     l.SystemPrompt,
+		Tools:      l.Tools,
+		Env:        l.Env,
+		Secrets:    l.Secrets,
+		AfterTool:  r.afterTool,
+		Sink:       l.Sink,
+		Example:    formatExample(),
+		MaxRetries: l.MaxRetries,
+		Room:       l.Room,
+		Constrain:  l.Constrain,
+		Offered:    l.Offered,
+		Known:      l.Known,
+		State:      sess,
+		Current:    request,
+		Save:       r.save,
+		Now:        l.Now,
 	}
 	if strings.TrimSpace(sess.OriginalPrompt) == "" {
 		// An interactive session starts without one: its first message is

@@ -13,6 +13,7 @@ import (
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/sessions"
+	"github.com/devagent/dev/shape"
 	"github.com/devagent/dev/tools"
 )
 
@@ -523,17 +524,23 @@ func TestFormatExampleParses(t *testing.T) {
 	}
 }
 
-// The worker's grammar goes with every worker request (SPEC §18).
+// The worker's grammar, of the tools the shape offers, goes with every
+// worker request (SPEC §18), the same bytes each time.
 func TestGrammarInEveryRequest(t *testing.T) {
 	t.Parallel()
 	f := newFixture(text("not a template"), template("ECHO", "a"), template("DONE", "ok"))
-	f.loop.Params.Grammar = "root ::= x"
+	f.loop.Constrain, f.loop.Known = shape.Auto, &shape.Known{Server: llm.ServerInfo{Kind: llm.ServerLlamaCpp}}
+	f.loop.Offered = []parser.GrammarTool{{Name: "ECHO"}, {Name: "DONE"}}
 	if o := f.run(t); o.Stop != Done {
 		t.Fatalf("outcome %+v", o)
 	}
+	g := f.model.requests[0].Grammar
+	if !strings.Contains(g, `"ECHO\n\n## Tool Input\n"`) || f.model.requests[0].GrammarField != "grammar" {
+		t.Fatalf("request 0 carried grammar %q in %q", g, f.model.requests[0].GrammarField)
+	}
 	for i, r := range f.model.requests {
-		if r.Grammar != "root ::= x" {
-			t.Errorf("request %d carried grammar %q", i, r.Grammar)
+		if r.Grammar != g {
+			t.Errorf("request %d carried another grammar", i)
 		}
 	}
 }

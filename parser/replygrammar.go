@@ -83,11 +83,10 @@ const (
 
 // GrammarOptions shape a reply grammar.
 type GrammarOptions struct {
-	// Thinking lets a <think>…</think> block come first, of at most
-	// ThinkChars characters (0: any; a run of '<' goes with the
-	// character after it).
-	Thinking   bool
-	ThinkChars int
+	// Thinking lets a <think>…</think> block come first: for a model
+	// known to reason (SPEC §18). A model that does not reason, shown the
+	// way in, takes it and spends its reply there.
+	Thinking bool
 	// ReplyCap is the max_tokens the replies are sent with; 0: unknown.
 	// It bounds a file's content (see FileLines).
 	ReplyCap int
@@ -145,7 +144,7 @@ func endsReply(name string, s InputShape) bool {
 // every part but a file's content is bounded, so the model's end-of-text
 // comes there.
 func ReplyGrammar(tools []GrammarTool, opts GrammarOptions) *Grammar {
-	b := grammarBuilder{fileLines: FileLines(opts.ReplyCap), thinkMax: opts.ThinkChars}
+	b := grammarBuilder{fileLines: FileLines(opts.ReplyCap)}
 	head := seq{lit("# Agent Response\n\n## Thoughts\n"), b.thoughts(), lit("\n## Task List\n"), upTo(b.task(), MaxTasks), b.calls(tools)}
 	if opts.Thinking {
 		head = append(seq{opt(b.think())}, head...)
@@ -167,7 +166,6 @@ type grammarBuilder struct {
 	pending   []rule
 	defined   map[string]bool
 	fileLines int // bound of a file's lines, 0 none
-	thinkMax  int // bound of a <think> block's characters, 0 none
 }
 
 // fileRun repeats a line of a file's content: up to fileLines times.
@@ -371,14 +369,8 @@ func (b *grammarBuilder) task() ref {
 // think is a reasoning block: anything but a closing tag, or "</" at all.
 func (b *grammarBuilder) think() ref {
 	return b.rule("think", func() expr {
-		// One rule repeated, not a group: llama.cpp expands a bounded
-		// repetition, and counts the rules a group names.
 		tchar := b.rule("think-char", func() expr { return alt{except("<\r"), seq{plus(lit("<")), except("</\r")}} })
-		var body expr = star(tchar)
-		if b.thinkMax > 0 {
-			body = upTo(tchar, b.thinkMax)
-		}
-		return seq{lit("<think>"), body, lit("</think>"), opt(seq{lit("\n"), opt(lit("\n"))})}
+		return seq{lit("<think>"), star(tchar), lit("</think>"), opt(seq{lit("\n"), opt(lit("\n"))})}
 	})
 }
 

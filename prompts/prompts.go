@@ -143,3 +143,26 @@ func Init() string { return render("init.md", nil) }
 
 // CarryOut is the request that follows a plan the user approved.
 func CarryOut(plan string) string { return render("carry_out.md", strings.TrimSpace(plan)) }
+// JSONTool is a tool as the JSON form has it: its name and its fields, in
+// order.
+type JSONTool struct {
+	Name   string
+	Fields []JSONField
+}
+
+// JSONField is a field of a JSONTool.
+type JSONField struct {
+	Name     string
+	Optional bool
+}
+
+// JSONForm tells the model to answer in the JSON form of the template
+// (SPEC §18) and shows it, with each tool's fields and the most calls a
+// reply holds. It goes with every request that carries the JSON form, in
+// the messages: the system prompt stays as it is.
+func JSONForm(tools []JSONTool, maxCalls int) string {
+	return render("json", struct {
+		Tools    []JSONTool
+		MaxCalls int
+	}{tools, maxCalls})
+}

@@ -4,6 +4,8 @@
 package sessions
 
 import (
+	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/devagent/dev/checkpoints"
@@ -84,9 +86,9 @@ type Request struct {
 	FormatError bool `json:"formatError,omitempty"`
 	// Estimated: the server gave no usage; the token counts are estimates.
 	Estimated bool `json:"estimated,omitempty"`
-	// Constrained: the request carried the reply grammar, and the server
-	// took it (SPEC §18).
-	Constrained bool `json:"constrained"`
+	// Constrained is the form of the shape the request carried and the
+	// server applied, as far as dev could tell (SPEC §18).
+	Constrained Constrained `json:"constrained"`
 	// MaxTokens is the reply cap the request sent (maxTokens, or the
 	// default of SPEC §18); 0 when it sent none.
 	MaxTokens int `json:"maxTokens,omitempty"`
@@ -102,6 +104,48 @@ type Request struct {
 
 // PartialMax bounds the partial reply a request record keeps.
 const PartialMax = 64 << 10
+// Constrained is the form of the shape a request carried: "grammar",
+// "json", or none, written false. Sessions of earlier versions wrote true
+// for the grammar, the one form they knew.
+type Constrained string
+
+// The forms of Constrained (llm.Shape's values).
+const (
+	NotConstrained     Constrained = ""
+	ConstrainedGrammar Constrained = "grammar"
+	ConstrainedJSON    Constrained = "json"
+)
+
+// MarshalJSON writes the form, or false for none.
+func (c Constrained) MarshalJSON() ([]byte, error) {
+	if c == NotConstrained {
+		return []byte("false"), nil
+	}
+	return json.Marshal(string(c))
+}
+
+// UnmarshalJSON reads the form, false or null (none), or the older true
+// (the grammar).
+func (c *Constrained) UnmarshalJSON(b []byte) error {
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	switch v := v.(type) {
+	case bool:
+		*c = NotConstrained
+		if v {
+			*c = ConstrainedGrammar
+		}
+	case string:
+		*c = Constrained(v)
+	case nil:
+		*c = NotConstrained
+	default:
+		return fmt.Errorf("constrained: %s is not a form of shape", b)
+	}
+	return nil
+}
 
 // Rejected is a reply that could not be used, kept with the request that
 // got it: the problem told to the model, and the reply's first and last

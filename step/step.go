@@ -23,6 +23,7 @@ import (
 	"github.com/devagent/dev/prompts"
 	"github.com/devagent/dev/redact"
 	"github.com/devagent/dev/sessions"
+	"github.com/devagent/dev/shape"
 	"github.com/devagent/dev/textfmt"
 	"github.com/devagent/dev/tools"
 )
@@ -57,13 +58,20 @@ type Conversation struct {
 	Agent event.Agent // marks every event the conversation emits
 	Model Model
 	// Params go with every request. MaxTokens caps every reply
-	// (maxTokens); nil sends the default cap of SPEC §18
-	// (llm.DefaultMaxTokens of the window). Grammar, when set, is the GBNF
-	// that shapes the replies (SPEC §18).
+	// (maxTokens); nil sends the default cap of SPEC §18 (shape.ReplyCap
+	// of the window). The shape of the replies is added to them.
 	Params llm.Params
-	System string // the system prompt, sent first in every request
-	Tools  tools.Set
-	Env    *tools.Env
+	// Constrain and Offered shape the replies (SPEC §18, shape.Plan): the
+	// setting, and the tools the shape offers (the conversation's, ASK_USER
+	// only where someone answers). Known is what the run knows of the
+	// server and the model, shared by its conversations and taught by
+	// their replies; nil: nothing is known, and no shape is sent.
+	Constrain shape.Constrain
+	Offered   []parser.GrammarTool
+	Known     *shape.Known
+	System    string // the system prompt, sent first in every request
+	Tools     tools.Set
+	Env       *tools.Env
 	// Secrets masks what the conversation stores and shows (SPEC §13),
 	// once, where it enters: tool results, and the model's own text (its
 	// replies accepted or rejected, their reasoning and content as they
@@ -85,14 +93,8 @@ type Conversation struct {
 	// model before Reject reports the retries exhausted.
 	MaxRetries int
 
-	// Window is the server's context window; nil or 0: unknown, never
-	// compress before the server says the prompt is too long.
-	Window *Window
-	// Compactor compresses the history; nil never compresses.
-	Compactor Compactor
-	// CompressThreshold is the fraction of the window at which the history
-	// is compressed before a request.
-	CompressThreshold float64
+	// Room keeps the conversation inside the server's context window.
+	Room
 
 	// State holds the history and what is recorded of it.
 	State *sessions.Session
@@ -129,9 +131,14 @@ type Conversation struct {
 	// overflowRetried: the last request overflowed and the history was
 	// compressed for it; another overflow before a success ends the run.
 	overflowRetried bool
-	// reasoning: a reply of the conversation came with reasoning, so the
-	// default reply cap is doubled (reasoning counts in max_tokens).
-	reasoning bool
+	// planned is what the requests are sent with, for plannedFor (see
+	// plan); form converts replies in the JSON form, built once.
+	planned    shape.Request
+	plannedFor *planKey
+	form       *parser.JSONForm
+	// unshaped: the last reply came to a request in the JSON form and was
+	// not in it (the server did not apply the schema).
+	unshaped bool
 	// strictCap: the server refused a prompt plus max_tokens larger than
 	// its window (vLLM does): the default cap leaves room for the prompt.
 	strictCap bool
@@ -153,7 +160,8 @@ func (c *Conversation) Request(ctx context.Context, step int) (llm.Reply, error)
 	for {
 		c.emit(event.RequestStarted{Agent: c.Agent, Step: step})
 		chunks, chars := 0, 0
-		req := c.request()
+		plan := c.plan()
+		req := c.request(plan)
 		c.lessThinking = false // it was for this one request
 		var watch parser.InventionWatch
 		cut := 0
@@ -169,7 +177,7 @@ func (c *Conversation) Request(ctx context.Context, step int) (llm.Reply, error)
 			}
 		}
 		prompt := c.est.Estimate(req.Messages) // before observe changes what it knows
-		req.MaxTokens = c.replyCap(prompt)
+		req.MaxTokens = c.replyCap(plan, prompt)
 		started := c.now()
 		var partial strings.Builder // the reply so far, kept if the user interrupts it
 		// What streams is shown as it comes, masked: a secret split
@@ -197,6 +205,7 @@ func (c *Conversation) Request(ctx context.Context, step int) (llm.Reply, error)
 		if err == nil {
 			c.overflowRetried = false
 			c.capRoom = 0
+			c.fromJSON(&reply)
 			c.learn(reply)
 			c.observe(req.Messages, reply)
 			c.countTokens(reply)
@@ -249,15 +258,15 @@ func (c *Conversation) interrupted(req llm.Request, started time.Time, partial s
 }
 
 // replyCap is the max_tokens of the next request, whose prompt is about
-// prompt tokens: maxTokens when set, else the default cap of SPEC §18,
-// doubled for a model that reasons, and within what the window leaves
-// once the server has shown it refuses more.
-func (c *Conversation) replyCap(prompt int) *int {
+// prompt tokens: the plan's (maxTokens when set, else the default cap of
+// SPEC §18, doubled for a model that reasons), within what the window
+// leaves once the server has shown it refuses more.
+func (c *Conversation) replyCap(plan shape.Request, prompt int) *int {
 	if c.Params.MaxTokens != nil {
 		c.sent.maxTokens, c.sent.configured = *c.Params.MaxTokens, true
 		return c.Params.MaxTokens
 	}
-	n := llm.DefaultMaxTokens(c.Window.Size(), c.reasons())
+	n := plan.ReplyCap
 	if w := c.Window.Size(); c.strictCap && w > 0 {
 		n = min(n, max(w-prompt-capMargin, capMargin))
 	}
@@ -271,31 +280,102 @@ func (c *Conversation) replyCap(prompt int) *int {
 // capMargin is left between an estimated prompt and the window.
 const capMargin = 64
 
-// reasons reports whether the model reasons: asked to think, or seen to.
-func (c *Conversation) reasons() bool {
-	switch c.Params.Thinking {
-	case llm.ThinkingLow, llm.ThinkingMedium, llm.ThinkingHigh:
-		return true
+// planKey is what a plan depends on besides the conversation's settings,
+// which do not change.
+type planKey struct {
+	known  shape.Known
+	window int
+}
+
+// plan is what the next request is sent with (shape.Plan), computed again
+// only when what the run knows or the window changed.
+func (c *Conversation) plan() shape.Request {
+	key := planKey{*c.known(), c.Window.Size()}
+	if c.plannedFor == nil || *c.plannedFor != key {
+		c.planned = shape.Plan(shape.Settings{Params: c.Params, Constrain: c.Constrain, Window: key.window}, c.Offered, key.known)
+		c.plannedFor = &key
 	}
-	return c.reasoning
+	return c.planned
+}
+
+// known is what the run knows of the server and the model.
+func (c *Conversation) known() *shape.Known {
+	if c.Known == nil {
+		c.Known = &shape.Known{}
+	}
+	return c.Known
+}
+
+// fromJSON turns a reply to a request in the JSON form into the template,
+// before anything records or shows it (SPEC §18). A reply that is not in
+// the form stays as it came, and unshaped says so to Parse.
+func (c *Conversation) fromJSON(reply *llm.Reply) {
+	c.unshaped = false
+	if reply.Shaped != llm.ShapeJSON {
+		return
+	}
+	if c.form == nil {
+		c.form = parser.ReplyJSON(c.Offered)
+	}
+	text, err := c.form.Template(reply.Content)
+	if err != nil {
+		c.unshaped = true
+		return
+	}
+	reply.Content = text
 }
 
 // learn notes what a reply shows of the model and the server: reasoning,
-// and a grammar the server refused (told once: the client sends no
-// grammar after).
+// and a shape the server refused (told once: the client sends no shape
+// after).
 func (c *Conversation) learn(reply llm.Reply) {
-	if !c.reasoning && strings.TrimSpace(reply.Reasoning) != "" {
-		c.reasoning = true
+	k := c.known()
+	if !k.Reasoning && strings.TrimSpace(reply.Reasoning) != "" {
+		k.Reasoning = true
 	}
-	if !c.reasoning && strings.Contains(reply.Content, "think>") {
+	if !k.Reasoning && strings.Contains(reply.Content, "think>") {
 		if _, thinking := parser.StripThinking(reply.Content); thinking != "" {
-			c.reasoning = true
+			k.Reasoning = true
 		}
 	}
-	if reply.GrammarRejected {
-		c.emit(event.Warning{Message: fmt.Sprintf("the server rejected the reply grammar (%s); dev sends its requests without it for the rest of the run, so replies are not shaped (constrain: off stops sending it)",
-			textfmt.Excerpt(reply.GrammarError, 160))})
+	if reply.ShapeRejected != llm.ShapeNone {
+		k.Rejected = true
+		c.emit(event.Warning{Message: fmt.Sprintf("the server rejected the %s (%s); dev sends its requests without it for the rest of the run, so replies are not shaped (constrain: off stops sending it)",
+			shapeName(reply.ShapeRejected), textfmt.Excerpt(reply.ShapeError, 160))})
 	}
+}
+
+// shapeName names a form of the shape for the user.
+func shapeName(f llm.Shape) string {
+	if f == llm.ShapeJSON {
+		return "reply's JSON schema"
+	}
+	return "reply grammar"
+}
+
+// shapeIgnored handles a reply that did not parse as the shape of its
+// request allows: the server took the shape and did not apply it. The
+// request is recorded as not shaped, the run sends that form no more (the
+// JSON form, where the server takes it, instead of the grammar), and the
+// user is told once.
+func (c *Conversation) shapeIgnored(form llm.Shape) {
+	if n := len(c.State.Requests); n > 0 {
+		c.State.Requests[n-1].Constrained = sessions.NotConstrained
+	}
+	field := c.planned.Field
+	k := c.known()
+	switch form {
+	case llm.ShapeGrammar:
+		k.GrammarIgnored = true
+	case llm.ShapeJSON:
+		k.JSONIgnored = true
+	}
+	then := "sends no shape for the rest of the run, so replies are not shaped"
+	if next := shape.Form(c.Constrain, *k); next == llm.ShapeJSON {
+		then = "sends the JSON form (response_format) instead for the rest of the run"
+	}
+	c.emit(event.Warning{Message: fmt.Sprintf("the server ignored the %s (sent in %s): the reply did not follow it; dev %s. dev doctor tells which form the server applies",
+		shapeName(form), field, then)})
 }
 
 // roomForDefaultCap handles a server that refuses a prompt plus the
@@ -324,15 +404,23 @@ func received(agent event.Agent, usage *llm.Usage, promptEstimate, replyChars in
 	return event.ReplyReceived{Agent: agent, PromptTokens: promptEstimate, CompletionTokens: compress.Tokens(replyChars), Estimated: true}
 }
 
-// request is the next chat request: the system prompt, then the history.
-func (c *Conversation) request() llm.Request {
-	msgs := make([]llm.Message, 0, len(c.State.History)+1+len(c.Example))
+// request is the next chat request of plan: the system prompt, what the
+// model is told of the JSON form while it is sent, then the history. The
+// note comes in the messages, never in the system prompt, and before the
+// history, where it stays put: each request's prompt is the last one's
+// and more, so the server's prompt cache keeps all of it (at the end of
+// the last message, it would be processed again at every step).
+func (c *Conversation) request(plan shape.Request) llm.Request {
+	msgs := make([]llm.Message, 0, len(c.State.History)+2+len(c.Example))
 	msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: c.System})
+	if plan.Note != "" {
+		msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: plan.Note})
+	}
 	if c.showExample {
 		msgs = append(msgs, c.Example...)
 	}
 	msgs = append(msgs, c.State.History...)
-	return llm.Request{Params: c.Params, Messages: msgs, LessThinking: c.lessThinking}
+	return llm.Request{Params: plan.Params, Messages: msgs, LessThinking: c.lessThinking}
 }
 
 // stoppedEarly keeps what came before the invented result: the template
@@ -367,6 +455,12 @@ func (c *Conversation) Parse(reply llm.Reply) (tools.Reply, error) {
 		return tools.Reply{}, &CutError{Limit: c.sent.maxTokens, Configured: c.sent.configured, Message: prompts.CutAtLimit(empty, c.sent.maxTokens)}
 	}
 	resp, err := tools.ParseReply(reply.Content, c.Tools)
+	// Every reply a shape allows parses: one that does not came from a
+	// server that did not apply it.
+	switch {
+	case reply.Shaped == llm.ShapeJSON && c.unshaped, reply.Shaped == llm.ShapeGrammar && err != nil && !reply.Stopped:
+		c.shapeIgnored(reply.Shaped)
+	}
 	if err == nil && reply.Reasoning != "" {
 		resp.Reasoning = strings.TrimSpace(reply.Reasoning + "\n" + resp.Reasoning)
 	}
@@ -392,6 +486,10 @@ func (c *Conversation) Reject(reply llm.Reply, err error) (exhausted bool) {
 		r.FormatError = true
 		r.Rejected = &sessions.Rejected{Problem: msg, Head: head, Tail: tail, Lines: lines, Cut: isCut}
 	}
+	// constrain auto: Ollama and LM Studio get the JSON form from the
+	// first reply that missed the template on.
+	c.known().Missed = true
+	jsonNext := shape.Form(c.Constrain, *c.known()) == llm.ShapeJSON
 	exhausted = c.formatFailures > c.MaxRetries
 	problem := event.FormatProblem{Agent: c.Agent, Message: msg, Attempt: min(c.formatFailures, c.MaxRetries), Max: c.MaxRetries,
 		Final: exhausted, Head: head, Tail: tail, Lines: lines}
@@ -430,7 +528,9 @@ func (c *Conversation) Reject(reply llm.Reply, err error) (exhausted bool) {
 		return false
 	}
 	c.Append(history.Attempt(c.mask(content)))
-	c.Append(history.FormatError(msg, true))
+	// While the JSON form is sent, the request shows it instead of the
+	// template's outline.
+	c.Append(history.FormatError(msg, !jsonNext))
 	return false
 }
 
@@ -516,7 +616,7 @@ func (c *Conversation) record(purpose string, req llm.Request, reply llm.Reply) 
 		DurationMs:  reply.Duration.Milliseconds(),
 		ServerMs:    reply.ServerTime.Milliseconds(),
 		EarlyStop:   reply.Stopped,
-		Constrained: reply.Constrained,
+		Constrained: sessions.Constrained(reply.Shaped),
 	}
 	if req.MaxTokens != nil {
 		r.MaxTokens = *req.MaxTokens

@@ -194,7 +194,7 @@ func TestExampleAfterTwoFormatErrors(t *testing.T) {
 	c.Append(llm.Message{Role: llm.RoleUser, Content: "do it"})
 	contents := func() []string {
 		var out []string
-		for _, m := range c.request().Messages[1:] {
+		for _, m := range c.request(c.plan()).Messages[1:] {
 			out = append(out, m.Content)
 		}
 		return out
@@ -235,7 +235,7 @@ func TestExampleAfterTwoFormatErrors(t *testing.T) {
 	fresh, _ := conversation()
 	fresh.Example = c.Example
 	fresh.Append(llm.Message{Role: llm.RoleUser, Content: "do it"})
-	if len(fresh.request().Messages) != 2 {
+	if len(fresh.request(fresh.plan()).Messages) != 2 {
 		t.Errorf("a conversation without format errors sends the example")
 	}
 }

@@ -14,6 +14,22 @@ import (
 // The context window: estimating the next prompt, compressing the history
 // before it no longer fits, and handling the server's overflow errors.
 
+// Room keeps a conversation inside the server's context window: the window
+// (shared by a run's conversations), the compactor that summarises a
+// history nearing it, and the fraction of the window at which it does
+// (compressThreshold). The worker, the auditor and /compact are given one
+// value.
+type Room struct {
+	// Window is the server's context window; nil or 0: unknown, never
+	// compress before the server says the prompt is too long.
+	Window *Window
+	// Compactor compresses the history; nil never compresses.
+	Compactor Compactor
+	// Threshold is the fraction of the window at which the history is
+	// compressed before a request.
+	Threshold float64
+}
+
 // Window is the context window a conversation works with: the size the run
 // started with, lowered for the rest of the process when the server shows
 // that its window is smaller. Conversations with the same server share one.
@@ -46,14 +62,14 @@ func (w *Window) Lower(n int) bool {
 
 // estimate is the prompt size of the next request.
 func (c *Conversation) estimate() int {
-	return c.est.Estimate(c.request().Messages)
+	return c.est.Estimate(c.request(c.plan()).Messages)
 }
 
 // MaybeCompress compresses the history before a request whose estimated
-// prompt reaches CompressThreshold of the window.
+// prompt reaches the Threshold of the window.
 func (c *Conversation) MaybeCompress(ctx context.Context) error {
 	est := c.estimate()
-	if !compress.Due(est, c.Window.Size(), c.CompressThreshold) {
+	if !compress.Due(est, c.Window.Size(), c.Threshold) {
 		return nil
 	}
 	_, err := c.Compress(ctx, est, event.ReasonThreshold)
@@ -169,7 +185,7 @@ func (c *Conversation) Compress(ctx context.Context, before int, reason string) 
 	if res.Fallback {
 		c.emit(event.Warning{Message: "the model gave no summary of the conversation; its last step stands in for one"})
 	}
-	if compress.Due(after, window, c.CompressThreshold) {
+	if compress.Due(after, window, c.Threshold) {
 		c.emit(event.Warning{Message: fmt.Sprintf("even compressed, the prompt takes about %d of the %d-token context window: the system prompt and the summary alone nearly fill it. Give the server a larger context.", after, window)})
 	}
 	if c.Save == nil {

@@ -434,8 +434,15 @@ func (t *Terminal) contextWindow(e event.ContextWindow) {
 	if server == "" {
 		server = "the server"
 	}
-	if e.Constrained && t.level >= Verbose {
-		t.line(t.dim.Sprintf("dev: %s shapes the replies with the template's grammar (constrain)", server))
+	if t.level >= Verbose {
+		switch {
+		case e.Shape == "grammar":
+			t.line(t.dim.Sprintf("dev: %s shapes the replies with the template's grammar (constrain)", server))
+		case e.Shape == "json":
+			t.line(t.dim.Sprintf("dev: %s shapes the replies in the template's JSON form (constrain)", server))
+		case e.ShapeAfterMiss == "json":
+			t.line(t.dim.Sprintf("dev: %s shapes the replies in the template's JSON form once one misses the template (constrain)", server))
+		}
 	}
 	switch {
 	case e.ServerWindow > 0 && e.ServerWindow < e.Configured:

@@ -71,10 +71,12 @@ type Model struct {
 	// Replies are its worker and audit replies; FormatErrors those that
 	// could not be parsed and were sent back.
 	Replies, FormatErrors int
-	// Constrained counts the replies to requests that carried the reply
-	// grammar (SPEC §18), and ConstrainedErrors their format errors; the
-	// other replies are unconstrained.
+	// Constrained counts the replies to requests the server shaped (SPEC
+	// §18), and ConstrainedErrors their format errors; the other replies
+	// are unconstrained. Grammar and JSON split them by the shape's form.
 	Constrained, ConstrainedErrors int
+	Grammar, GrammarErrors         int
+	JSON, JSONErrors               int
 	// AuditsPassed and AuditsFailed are the verdicts on the work of the
 	// sessions it worked in.
 	AuditsPassed, AuditsFailed int
@@ -93,7 +95,13 @@ func (m Model) WellFormedConstrained() float64 {
 	return share(m.Constrained-m.ConstrainedErrors, m.Constrained)
 }
 
-// Unconstrained counts the replies to requests without the grammar.
+// WellFormedGrammar is WellFormed of the replies shaped by the grammar.
+func (m Model) WellFormedGrammar() float64 { return share(m.Grammar-m.GrammarErrors, m.Grammar) }
+
+// WellFormedJSON is WellFormed of the replies shaped by the JSON form.
+func (m Model) WellFormedJSON() float64 { return share(m.JSON-m.JSONErrors, m.JSON) }
+
+// Unconstrained counts the replies to requests without a shape.
 func (m Model) Unconstrained() int { return m.Replies - m.Constrained }
 
 // WellFormedUnconstrained is WellFormed of the unconstrained replies.
@@ -147,11 +155,21 @@ func Stats(list []*sessions.Session, since time.Time, prices map[string]Price) [
 			if r.FormatError {
 				m.FormatErrors++
 			}
-			if r.Constrained {
+			errors := 0
+			if r.FormatError {
+				errors = 1
+			}
+			switch r.Constrained {
+			case sessions.ConstrainedGrammar:
+				m.Grammar++
+				m.GrammarErrors += errors
+			case sessions.ConstrainedJSON:
+				m.JSON++
+				m.JSONErrors += errors
+			}
+			if r.Constrained != sessions.NotConstrained {
 				m.Constrained++
-				if r.FormatError {
-					m.ConstrainedErrors++
-				}
+				m.ConstrainedErrors += errors
 			}
 			if r.EarlyStop {
 				m.EarlyStops++

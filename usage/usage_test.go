@@ -78,26 +78,28 @@ func TestStats(t *testing.T) {
 	}
 }
 
-// dev stats splits %well-formed by whether the request carried the reply
-// grammar (SPEC §18).
+// dev stats splits %well-formed by the form of the shape the request
+// carried: the grammar, the JSON form, none (SPEC §18).
 func TestStatsConstrainedSplit(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 	s := &sessions.Session{UpdatedAt: now, Requests: []sessions.Request{
-		{Model: "m", Purpose: "worker", Constrained: true},
-		{Model: "m", Purpose: "worker", Constrained: true},
-		{Model: "m", Purpose: "worker", Constrained: true, FormatError: true},
-		{Model: "m", Purpose: "audit", Constrained: true},
+		{Model: "m", Purpose: "worker", Constrained: sessions.ConstrainedGrammar},
+		{Model: "m", Purpose: "worker", Constrained: sessions.ConstrainedGrammar},
+		{Model: "m", Purpose: "worker", Constrained: sessions.ConstrainedJSON, FormatError: true},
+		{Model: "m", Purpose: "audit", Constrained: sessions.ConstrainedJSON},
 		{Model: "m", Purpose: "worker", FormatError: true},
 		{Model: "m", Purpose: "worker", FormatError: true},
 		{Model: "m", Purpose: "worker"},
 		{Model: "m", Purpose: "compress"}, // never constrained, not a reply
 	}}
 	m := Stats([]*sessions.Session{s}, now.AddDate(0, 0, -1), nil)[0]
-	if m.Replies != 7 || m.Constrained != 4 || m.ConstrainedErrors != 1 || m.Unconstrained() != 3 {
+	if m.Replies != 7 || m.Constrained != 4 || m.ConstrainedErrors != 1 || m.Unconstrained() != 3 || m.Grammar != 2 || m.JSON != 2 || m.JSONErrors != 1 {
 		t.Fatalf("%+v", m)
 	}
-	if m.WellFormedConstrained() != 0.75 || !near(m.WellFormedUnconstrained(), 1.0/3) || !near(m.WellFormed(), 4.0/7) {
-		t.Errorf("well-formed %v, constrained %v, unconstrained %v", m.WellFormed(), m.WellFormedConstrained(), m.WellFormedUnconstrained())
+	if m.WellFormedConstrained() != 0.75 || !near(m.WellFormedUnconstrained(), 1.0/3) || !near(m.WellFormed(), 4.0/7) ||
+		m.WellFormedGrammar() != 1 || m.WellFormedJSON() != 0.5 {
+		t.Errorf("well-formed %v, constrained %v (grammar %v, json %v), unconstrained %v", m.WellFormed(), m.WellFormedConstrained(),
+			m.WellFormedGrammar(), m.WellFormedJSON(), m.WellFormedUnconstrained())
 	}
 }

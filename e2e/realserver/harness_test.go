@@ -30,6 +30,7 @@ import (
 
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/llm/llmtest"
+	"github.com/devagent/dev/sessions"
 )
 
 // script is the repository's server script, relative to this package.
@@ -315,30 +316,8 @@ type record struct {
 	DurationMs       int64  `json:"durationMs"`
 	FormatError      bool   `json:"formatError"`
 	Estimated        bool   `json:"estimated"`
-	Constrained      form   `json:"constrained"`
-}
-
-// form is the form of the shape a request's record says it carried:
-// "grammar", "json", or "" for none (written false). Records written
-// before the JSON form (SPEC §18) say true for the grammar.
-type form string
-
-func (f *form) UnmarshalJSON(b []byte) error {
-	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
-		return err
-	}
-	switch v := v.(type) {
-	case bool:
-		*f = map[bool]form{true: "grammar", false: ""}[v]
-	case string:
-		*f = form(v)
-	case nil:
-		*f = ""
-	default:
-		return fmt.Errorf("constrained: %s is not a form of shape", b)
-	}
-	return nil
+	// Constrained is the form of the shape the request carried.
+	Constrained sessions.Constrained `json:"constrained"`
 }
 
 // minReuse is the smallest share of a worker request's prompt that the

@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/devagent/dev/sessions"
 )
 
 // ollamaScript is the repository's Ollama script, relative to this package.
@@ -16,21 +18,17 @@ const ollamaScript = "../../scripts/ollama.sh"
 const ollamaHint = "Ollama is not built: run `scripts/ollama.sh install` (it builds Ollama v0.17.4 from the Go module proxy " +
 	"into ~/.cache/dev-ollama, once; a few minutes on 2 cores; the models are llama-server.sh's) and run the tests again"
 
-// shapedOnOllama switches on the assertions of issue 31 (SPEC §18's JSON
-// form): dev sends Ollama the JSON form on the retry after a format error
-// and on every later request (constrain auto), or on every request (on,
-// json); no shaped reply fails to parse; doctor names the grammar ignored
-// on Ollama and the JSON form applied. Until dev sends it, the tests below
-// assert what is true without it and stays true with it.
-const shapedOnOllama = false
+// ollamaModes are the constrain settings the Ollama runs use: the
+// default, which sends the JSON form from the retry after a format error
+// on, and json, which sends it with every request (on sends Ollama the
+// same: the JSON form is the one form it applies).
+var ollamaModes = []string{"auto", "json"}
 
-// ollamaModes are the constrain settings the Ollama runs use.
-func ollamaModes() []string {
-	if shapedOnOllama {
-		return []string{"auto", "on", "json"}
-	}
-	return []string{"auto", "on"} // "json" is not a setting before the JSON form
-}
+// ollamaMaxTokens caps the Ollama runs' replies: the unshaped first reply
+// of constrain auto rambles to its cap (a quarter of the window by
+// default), and a JSON reply of SmolLM2 took up to 816 tokens on
+// llama-server.
+const ollamaMaxTokens = 1024
 
 // requireOllama is requireServer for Ollama, which serves llama-server.sh's
 // models: it skips (or, with DEV_REAL_SERVER=required, fails) unless both
@@ -121,15 +119,13 @@ func TestDoctorOnOllama(t *testing.T) {
 			if s := checks["protocol"]; s != "ok" && s != "warn" && s != "fail" {
 				t.Errorf("protocol check %q: the probe did not run", s)
 			}
-			if shapedOnOllama {
-				// The nonce tells an ignored grammar from an applied
-				// one; Ollama shapes with the JSON form.
-				if f["grammar"] != "ignored" || f["jsonForm"] != "applied" {
-					t.Errorf("grammar %v, JSON form %v; want ignored and applied on Ollama", f["grammar"], f["jsonForm"])
-				}
-				if f["protocolShape"] != "json" {
-					t.Errorf("the protocol probe carried %v, want the JSON form as a run sends it", f["protocolShape"])
-				}
+			// The nonce tells an ignored grammar from an applied one;
+			// Ollama shapes with the JSON form.
+			if f["grammar"] != "ignored" || f["jsonForm"] != "applied" {
+				t.Errorf("grammar %v, JSON form %v; want ignored and applied on Ollama", f["grammar"], f["jsonForm"])
+			}
+			if f["protocolShape"] != "json" {
+				t.Errorf("the protocol probe carried %v, want the JSON form as a run sends it", f["protocolShape"])
 			}
 		})
 	}
@@ -145,16 +141,11 @@ func TestRealModelsOnOllama(t *testing.T) {
 	srv := ollama(t)
 	for _, model := range []string{"smollm2", "gemma3"} {
 		for _, tk := range tasks {
-			for _, mode := range ollamaModes() {
+			for _, mode := range ollamaModes {
 				t.Run(model+"/"+tk.name+"/"+mode, func(t *testing.T) {
 					conf := map[string]any{"apiUrl": srv.BaseURL(), "model": model, "maxLoops": 5,
-						"temperature": 0, "maxRetriesAutomated": 3, "requestTimeout": 600, "constrain": mode}
-					if !shapedOnOllama {
-						// Unshaped, a small model rambles to its cap
-						// (a quarter of the window by default): as
-						// TestRealModels' off runs.
-						conf["maxTokens"] = offMaxTokens
-					}
+						"temperature": 0, "maxRetriesAutomated": 3, "requestTimeout": 600, "constrain": mode,
+						"maxTokens": ollamaMaxTokens}
 					w := newRepeatableWorld(t, conf)
 					for name, content := range tk.setup {
 						w.write(name, content)
@@ -187,9 +178,7 @@ func TestRealModelsOnOllama(t *testing.T) {
 								i, rec.PromptTokens, rec.CompletionTokens, rec.Estimated)
 						}
 					}
-					if shapedOnOllama {
-						checkShapedOnOllama(t, mode, recs)
-					}
+					checkShapedOnOllama(t, mode, recs)
 				})
 			}
 		}
@@ -217,7 +206,7 @@ func checkShapedOnOllama(t *testing.T, mode string, recs []record) {
 	t.Helper()
 	afterError := false
 	for i, r := range recs {
-		want := form("")
+		want := sessions.NotConstrained
 		if mode != "auto" || afterError {
 			want = "json"
 		}

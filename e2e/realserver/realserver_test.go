@@ -10,6 +10,7 @@ import (
 
 	"github.com/devagent/dev/llm"
 	"github.com/devagent/dev/llm/llmtest"
+	"github.com/devagent/dev/sessions"
 )
 
 // The tests share servers and the machine's two cores: they run one at a
@@ -58,10 +59,14 @@ func TestDoctorOnLlamaCpp(t *testing.T) {
 			t.Errorf("check %s: %q, want ok", name, checks[name])
 		}
 	}
-	// llama.cpp takes the grammar and shapes the reply with it, and the
-	// protocol probe goes constrained, as a run would (SPEC §18).
-	if f["grammarAccepted"] != true || f["grammarApplied"] != true || f["grammarField"] != "grammar" || f["protocolConstrained"] != true {
-		t.Errorf("grammar facts: %v", f)
+	// llama.cpp applies the grammar and the JSON form (the probes' nonce
+	// came back exactly), and the protocol probe goes shaped by the
+	// grammar, as a run would (SPEC §18).
+	if f["grammar"] != "applied" || f["jsonForm"] != "applied" || f["grammarField"] != "grammar" || f["protocolShape"] != "grammar" {
+		t.Errorf("shape facts: %v", f)
+	}
+	if checks["json"] != "ok" {
+		t.Errorf("check json: %q, want ok", checks["json"])
 	}
 	// The protocol probe ran; on a loaded CPU it may not finish in the
 	// probe's time, and then it says so.
@@ -93,9 +98,13 @@ func TestStrictTemplateAcceptsEveryRequestShape(t *testing.T) {
 		fmt.Fprintf(&notes, "note %03d: the build step copies files into place\n", i)
 	}
 	w.write("notes.txt", notes.String())
+	// The format errors are replies cut at their cap: one outside the
+	// template would show a server that ignored the grammar, and dev would
+	// send no more (SPEC §18).
+	cut := llmtest.Response{Content: "# Agent Response\n\n## Thoughts\nI will read the notes", FinishReason: "length"}
 	g.Script(
-		llmtest.Response{Content: "Sure! I will read the notes first."}, // not the template: a format error
-		llmtest.Response{Content: "Reading the notes now."},             // a second one: the example is shown
+		cut, // a format error
+		cut, // a second one: the example is shown
 		reply("Read the notes.", "READ_FILE", "notes.txt"),
 		llmtest.Response{Content: "The notes list 400 build steps; the user wants a one-line summary in summary.txt."}, // the summary
 		reply("Write the summary.", "WRITE_FILE", "\"summary.txt\"\n```\n400 notes about the build step.\n```"),
@@ -336,7 +345,7 @@ var tasks = []task{
 // outcome is what one real run did, for the assertions and the report.
 type outcome struct {
 	model, task                     string
-	constrained                     bool // constrain at its default (auto); false: constrain off
+	mode                            string // constrain: auto (its default), json or off
 	exit, steps                     int
 	replies, firstTry, formatErrors int
 	earlyStops                      string
@@ -344,11 +353,12 @@ type outcome struct {
 	seconds                         float64
 	minReuse                        float64 // lowest cache reuse between consecutive worker requests, -1: fewer than 2
 	// From the session's request records: the worker's requests, how
-	// many carried the grammar, the tokens they generated and the
+	// many carried each form of shape, the tokens they generated and the
 	// server's time.
-	workerRequests, constrainedRequests int
-	completionTokens                    int
-	serverSeconds                       float64
+	workerRequests   int
+	shapedAs         map[sessions.Constrained]int
+	completionTokens int
+	serverSeconds    float64
 }
 
 // offMaxTokens caps the replies of the constrain-off runs, as the table
@@ -360,9 +370,10 @@ const offMaxTokens = 256
 // Real models end to end on small tasks, with a small maxLoops: whatever the
 // model does, dev ends with a documented exit code, leaves a valid session
 // and never panics or hangs. With constrain at its default (auto: llama.cpp
-// shapes the replies), every reply is well-formed and every worker request
-// is recorded constrained (SPEC §18); the same tasks with constrain off
-// are run beside them and measured, not asserted. Each run's projects have
+// shapes the replies with the grammar) and with json (the JSON form),
+// every reply is well-formed and every worker request is recorded in its
+// form (SPEC §18); the same tasks with constrain off are run beside them
+// and measured, not asserted. Each run's projects have
 // the paths of the last run's (newRepeatableWorld), so that it repeats it.
 // With DEV_REAL_MODELS_REPORT set to a file, the results are written there
 // (scripts/real-models-report.sh writes docs/real-models.md so).
@@ -372,13 +383,11 @@ func TestRealModels(t *testing.T) {
 	for _, model := range []string{"smollm2", "gemma3"} {
 		srv := server(t, model, 8192, 1)
 		for _, tk := range tasks {
-			for _, constrained := range []bool{true, false} {
-				mode := "constrained"
+			for _, mode := range []string{"auto", "json", "off"} {
 				conf := map[string]any{"apiUrl": srv.BaseURL(), "model": model, "maxLoops": 5,
-					"temperature": 0, "maxRetriesAutomated": 3, "requestTimeout": 600}
-				if !constrained {
-					mode = "off"
-					conf["constrain"], conf["maxTokens"] = "off", offMaxTokens
+					"temperature": 0, "maxRetriesAutomated": 3, "requestTimeout": 600, "constrain": mode}
+				if mode == "off" {
+					conf["maxTokens"] = offMaxTokens
 				}
 				t.Run(model+"/"+tk.name+"/"+mode, func(t *testing.T) {
 					w := newRepeatableWorld(t, conf)
@@ -387,7 +396,7 @@ func TestRealModels(t *testing.T) {
 					}
 					r := w.run("", "--no-audit", "-p", tk.prompt, "--json")
 					o := summarise(t, model, tk, w, r)
-					o.constrained = constrained
+					o.mode = mode
 					t.Logf("%+v", o)
 					outcomes = append(outcomes, o)
 					switch r.code {
@@ -401,14 +410,18 @@ func TestRealModels(t *testing.T) {
 					if ss := w.sessions(); len(ss) != 1 {
 						t.Errorf("%d session files, want 1", len(ss))
 					}
-					if !constrained {
+					if mode == "off" {
 						return
 					}
+					// Shaped, in the grammar (auto on llama.cpp) or the
+					// JSON form: every reply parses, every worker request is
+					// recorded in its form.
 					if o.formatErrors != 0 {
 						t.Errorf("%d format errors with the server shaping the replies, want 0:\n%s", o.formatErrors, r.stderr)
 					}
-					if o.workerRequests == 0 || o.constrainedRequests != o.workerRequests {
-						t.Errorf("%d of %d worker requests recorded constrained, want all", o.constrainedRequests, o.workerRequests)
+					want := map[string]sessions.Constrained{"auto": sessions.ConstrainedGrammar, "json": sessions.ConstrainedJSON}[mode]
+					if o.workerRequests == 0 || o.shapedAs[want] != o.workerRequests {
+						t.Errorf("%d of %d worker requests recorded %s, want all", o.shapedAs[want], o.workerRequests, want)
 					}
 				})
 			}
@@ -455,9 +468,10 @@ func summarise(t *testing.T, model string, tk task, w *world, r result) outcome 
 				continue
 			}
 			o.workerRequests++
-			if rec.Constrained != "" {
-				o.constrainedRequests++
+			if o.shapedAs == nil {
+				o.shapedAs = map[sessions.Constrained]int{}
 			}
+			o.shapedAs[rec.Constrained]++
 			o.completionTokens += rec.CompletionTokens
 			o.serverSeconds += float64(rec.DurationMs) / 1000
 		}
@@ -477,10 +491,11 @@ func report(outcomes []outcome) string {
 Generated by ` + "`scripts/real-models-report.sh`" + ` (` + "`TestRealModels`" + ` in e2e/realserver) from the
 tree it ran on: each model, served by llama-server b11434 (built by ` + "`scripts/llama-server.sh`" + `,
 ` + "`-c 8192 -np 1 --jinja`" + `), runs ` + "`dev -p --no-audit --json`" + ` on three small tasks with
-` + "`maxLoops` 5, `temperature` 0" + `, twice: with ` + "`constrain`" + ` at its default (` + "`auto`" + `: llama.cpp shapes
+` + "`maxLoops` 5, `temperature` 0" + `, three times: with ` + "`constrain`" + ` at its default (` + "`auto`" + `: llama.cpp shapes
 every reply with the grammar of the template, SPEC §18; ` + "`maxTokens`" + ` unset, so the default cap of a
-quarter of the window, 2,048 tokens), and with ` + "`constrain: off`" + ` and ` + "`maxTokens` " + fmt.Sprint(offMaxTokens) + ` as these tasks were
-measured before. Times are wall-clock on a 2-core machine (shared while this was measured:
+quarter of the window, 2,048 tokens), with ` + "`constrain: json`" + ` (the JSON form of the template, in
+` + "`response_format`" + `, which dev turns back into the template), and with ` + "`constrain: off`" + ` and
+` + "`maxTokens` " + fmt.Sprint(offMaxTokens) + ` as these tasks were measured before. Times are wall-clock on a 2-core machine (shared while this was measured:
 they vary from run to run).
 
 The Gemma package on PyPI holds the base model ` + "`google/gemma-3-270m`" + ` (not the instruct one),
@@ -494,11 +509,11 @@ the base Gemma parsed none in either (0 of 4, exit 5, every task). Those runs va
 from run to run, since the project's temporary path, which is in the system prompt, changed; the
 projects now have fixed paths, and with greedy decoding a run repeats the last one's replies.
 
-**Constrained**: every reply is in the template, so every reply parses (the suite asserts 0 format
-errors and every worker request recorded ` + "`constrained`" + `), and it ends where the template ends
-(the grammar bounds each section, and a reply that writes or edits a file ends after that one change). With ` + "`thinking`" + ` at its default the
-grammar also allows a short ` + "`<think>`" + ` block (800 characters) first, which SmolLM2 takes: about 200
-of its tokens per step. What the models then do is another matter: a 135M model and a base 270M
+**Shaped** (auto and json): every reply is in the template or its JSON form, so every reply parses (the suite asserts 0 format
+errors and every worker request recorded ` + "`constrained`" + ` in its form), and it ends where the template ends
+(the grammar bounds each section, and a reply that writes or edits a file ends after that one change). The grammar
+offers a ` + "`<think>`" + ` block only to a model known to reason, which neither is: before that change SmolLM2
+took the short block it was offered and spent about 200 of its tokens per step there. What the models then do is another matter: a 135M model and a base 270M
 model choose tools and inputs poorly (they repeat a step until dev stops them, exit 5, or run out
 of steps, exit 4); a task is done when a model understands it, which these do not.
 
@@ -524,10 +539,7 @@ of steps, exit 4); a task is done when a model understands it, which these do no
 		if o.done {
 			done = "yes"
 		}
-		mode := "auto (shaped)"
-		if !o.constrained {
-			mode = "off"
-		}
+		mode := map[string]string{"auto": "auto (grammar)", "json": "json", "off": "off"}[o.mode]
 		perStep := "–"
 		if o.workerRequests > 0 {
 			perStep = fmt.Sprint(o.completionTokens / o.workerRequests)

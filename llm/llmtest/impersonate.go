@@ -25,16 +25,21 @@ const (
 	// OpenRouter answers /v1/models with its own fields per model
 	// (pricing, top_provider, context_length).
 	OpenRouter Kind = "OpenRouter"
+	// SGLang 0.5.4: its model list (owned_by "sglang", max_model_len) and
+	// /get_server_info; grammars in ebnf.
+	SGLang Kind = "SGLang"
 )
 
 // Impersonate makes the server answer like kind, with its first model loaded
 // in a context window of window tokens: the endpoints dev probes (llama.cpp's
 // /props, vLLM's max_model_len in /v1/models, Ollama's /api/version and
-// /api/ps, LM Studio's /api/v1/models, vLLM's /version), the model ids (Ollama's carry
+// /api/ps, LM Studio's /api/v1/models, vLLM's /version, SGLang's
+// /get_server_info), the model ids (Ollama's carry
 // ":latest"), the reasoning field of its streams, and its answer to a model
 // it does not serve (llama.cpp answers any name with its one model). The
 // shapes follow llm/testdata/servers. Generic answers only the OpenAI
-// endpoints. Call it before the server is used.
+// endpoints. The server applies the shapes of replies the kind applies
+// (shape.go). Call it before the server is used.
 func (s *Server) Impersonate(kind Kind, window int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -51,6 +56,7 @@ func (s *Server) Impersonate(kind Kind, window int) {
 		return http.StatusNotFound, errorBody(fmt.Sprintf("The model `%s` does not exist or you do not have access to it.", m), "invalid_request_error", "model_not_found")
 	}
 	s.serves, s.unknownModel = exact, openAINotFound
+	s.kind = kind
 	switch kind {
 	case LlamaCpp:
 		s.reasoningField = llm.FieldReasoningContent
@@ -84,6 +90,21 @@ func (s *Server) Impersonate(kind Kind, window int) {
 				"type": "NotFoundError", "param": nil, "code": 404})
 			return http.StatusNotFound, string(body)
 		}
+	case SGLang:
+		s.reasoningField = llm.FieldReasoningContent
+		set("GET /get_server_info", map[string]any{"model_path": loaded, "grammar_backend": "xgrammar", "version": "0.5.4"})
+		type model struct {
+			ID          string `json:"id"`
+			Object      string `json:"object"`
+			OwnedBy     string `json:"owned_by"`
+			Root        string `json:"root"`
+			MaxModelLen int    `json:"max_model_len"`
+		}
+		var data []model
+		for _, m := range s.models {
+			data = append(data, model{m, "model", "sglang", m, window})
+		}
+		set("GET /v1/models", map[string]any{"object": "list", "data": data})
 	case Ollama:
 		s.reasoningField = llm.FieldReasoning
 		for i, m := range s.models {

@@ -2,7 +2,9 @@
 // benchmarks: it streams the replies it is given, in order (or those a
 // responder function picks for each request), records every request it
 // receives, answers extra endpoints (/props, /api/ps, ...) as told, and can
-// impersonate llama.cpp, vLLM, Ollama and LM Studio (see Impersonate).
+// impersonate llama.cpp, vLLM, SGLang, Ollama and LM Studio (see
+// Impersonate), applying the shapes of replies each of them applies and
+// ignoring the others (see shape.go).
 package llmtest
 
 import (
@@ -76,8 +78,15 @@ type Request struct {
 	Chunks    int
 	// Grammar is the grammar the request carried, and GrammarField the
 	// field it came in: "grammar" (llama.cpp), "structured_outputs.grammar"
-	// (vLLM from 0.10.2) or "guided_grammar" (older vLLM); "" for none.
+	// (vLLM from 0.10.2), "guided_grammar" (older vLLM) or "ebnf"
+	// (SGLang); "" for none.
 	Grammar, GrammarField string
+	// Schema is the JSON schema of the request's response_format
+	// (json_schema), as JSON, and SchemaName its name; "" for none.
+	Schema, SchemaName string
+	// Applied are the shape fields the server applied (those the server
+	// it impersonates reads); the others it ignored.
+	Applied []string
 	// MaxTokens is the request's max_tokens, 0 when it sent none.
 	MaxTokens int
 }
@@ -94,6 +103,9 @@ func grammarOf(raw map[string]any) (grammar, field string) {
 	}
 	if g, ok := raw["guided_grammar"].(string); ok {
 		return g, "guided_grammar"
+	}
+	if g, ok := raw["ebnf"].(string); ok {
+		return g, "ebnf"
 	}
 	return "", ""
 }
@@ -112,8 +124,10 @@ type Server struct {
 	routes  map[string]route
 
 	reasoningField      string // default reasoning field of streams
+	kind                Kind   // the server impersonated: the shape fields it applies
 	rejectStreamOptions bool
 	rejectGrammar       bool
+	rejectSchema        bool
 	// unknownModel, when set, answers a chat request for a model the
 	// server does not serve (status and body); serves decides.
 	unknownModel func(model string) (int, string)
@@ -127,7 +141,8 @@ type route struct {
 
 // New starts a server offering models (GET /v1/models).
 func New(models ...string) *Server {
-	s := &Server{models: models, hanging: make(chan struct{}, 16), replied: make(chan struct{}), routes: map[string]route{}, reasoningField: llm.FieldReasoningContent}
+	s := &Server{models: models, hanging: make(chan struct{}, 16), replied: make(chan struct{}), routes: map[string]route{}, reasoningField: llm.FieldReasoningContent,
+		kind: Generic}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.chat)
 	mux.HandleFunc("GET /v1/models", s.listModels)
@@ -239,6 +254,19 @@ func (s *Server) RejectGrammar() {
 	s.rejectGrammar = true
 }
 
+// SchemaRejection is a server's answer to a JSON schema it cannot use
+// (OpenAI's wording for a keyword it does not take).
+const SchemaRejection = `{"error":{"message":"Invalid schema for response_format 'agent_response': In context=('properties', 'thoughts'), 'minLength' is not permitted.","type":"invalid_request_error","param":"response_format","code":null}}`
+
+// RejectSchema makes the server answer a chat request that carries a JSON
+// schema in response_format with a 400 that names it. Such requests are
+// recorded too.
+func (s *Server) RejectSchema() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rejectSchema = true
+}
+
 func (s *Server) listModels(w http.ResponseWriter, r *http.Request) {
 	if s.serveRoute(w, r) {
 		return
@@ -277,9 +305,26 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	got := Request{Model: req.Model, Messages: req.Messages, Raw: raw, Header: r.Header.Clone(), Arrived: arrived}
 	got.Grammar, got.GrammarField = grammarOf(raw)
+	got.Schema, got.SchemaName = schemaOf(body)
+	for _, f := range applies[s.kind] {
+		if (f == got.GrammarField && got.Grammar != "") || (f == "response_format" && got.Schema != "") {
+			got.Applied = append(got.Applied, f)
+		}
+	}
 	if n, ok := raw["max_tokens"].(float64); ok {
 		got.MaxTokens = int(n)
 	}
+	// The shape the server applies: a grammar or a schema that allows one
+	// string forces it; the JSON form of the reply is how the reply comes.
+	appliedGrammar, appliedSchema := "", ""
+	for _, f := range got.Applied {
+		if f == "response_format" {
+			appliedSchema = got.Schema
+		} else {
+			appliedGrammar = got.Grammar
+		}
+	}
+	forced, isForced := only(appliedGrammar, appliedSchema)
 	index := len(s.requests)
 	s.requests = append(s.requests, got)
 	var streamed streamed
@@ -297,6 +342,10 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case s.rejectGrammar && got.Grammar != "":
 		resp, ok = Response{Status: http.StatusBadRequest, Body: GrammarRejection}, true
+	case s.rejectSchema && got.Schema != "":
+		resp, ok = Response{Status: http.StatusBadRequest, Body: SchemaRejection}, true
+	case isForced:
+		resp, ok = Response{Content: forced, Usage: &llm.Usage{PromptTokens: 12, CompletionTokens: 8, TotalTokens: 20}}, true
 	case s.rejectStreamOptions && req.StreamOptions != nil:
 		resp, ok = Response{Status: http.StatusBadRequest,
 			Body: `{"error":{"code":null,"message":"Unrecognized request argument supplied: stream_options","param":null,"type":"invalid_request_error"}}`}, true
@@ -312,6 +361,9 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	if resp.Respond != nil {
 		resp = resp.Respond(r.Context(), got)
+	}
+	if appliedSchema != "" && !isForced && resp.Status == 0 {
+		resp.Content = inJSON(resp.Content, appliedSchema)
 	}
 	if !ok {
 		resp = Response{Status: http.StatusBadRequest,

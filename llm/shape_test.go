@@ -22,6 +22,7 @@ func TestGrammarField(t *testing.T) {
 		{ServerLlamaCpp, "b11434-unknown", "grammar"},
 		{ServerUnknown, "", "grammar"}, // constrain: on sends llama.cpp's field
 		{ServerOllama, "0.17.4", "grammar"},
+		{ServerSGLang, "0.5.4", "ebnf"},
 		{ServerVLLM, "0.11.0", "structured_outputs.grammar"},
 		{ServerVLLM, "0.10.2", "structured_outputs.grammar"},
 		{ServerVLLM, "v0.12.1rc2", "structured_outputs.grammar"},
@@ -36,32 +37,29 @@ func TestGrammarField(t *testing.T) {
 			t.Errorf("GrammarField(%s, %q) = %q, want %q", c.kind, c.version, got, c.want)
 		}
 	}
-	if !GrammarServer(ServerLlamaCpp) || !GrammarServer(ServerVLLM) || GrammarServer(ServerOllama) || GrammarServer(ServerUnknown) ||
-		GrammarServer(ServerLMStudio) || GrammarServer(ServerOpenRouter) {
-		t.Error("constrain auto must shape the replies of llama.cpp and vLLM, and no other server")
-	}
 }
 
-// The grammar goes in the field of the server Discover recognised: as the
-// real servers' fixtures (llama.cpp /props; vLLM /v1/models and /version)
-// describe them.
-func TestGrammarSentInTheServersField(t *testing.T) {
+// The shape goes in the field it is given: a grammar in llama.cpp's,
+// vLLM's (old and new) or SGLang's field, a schema as response_format;
+// extraBody stays beside it.
+func TestShapeSentInItsField(t *testing.T) {
 	t.Parallel()
 	const g = "root ::= \"# Agent Response\\n\""
-	version := func(v string) fixture {
-		return fixture{status: 200, header: http.Header{"Content-Type": {"application/json"}}, body: []byte(`{"version":"` + v + `"}`)}
-	}
+	schema := &Schema{Name: "reply", Schema: json.RawMessage(`{"type":"object"}`)}
 	cases := []struct {
-		name   string
-		routes map[string]fixture
-		want   map[string]any
+		name  string
+		p     Params
+		shape Shape
+		want  map[string]any
 	}{
-		{"llama.cpp", map[string]fixture{"GET /props": loadFixture(t, "documented/llamacpp-props.txt")}, map[string]any{"grammar": g}},
-		{"vLLM 0.11.0", map[string]fixture{"GET /v1/models": loadFixture(t, "documented/vllm-models.txt"), "GET /version": loadFixture(t, "documented/vllm-version.txt")},
+		{"llama.cpp", Params{Grammar: g}, ShapeGrammar, map[string]any{"grammar": g}},
+		{"vLLM 0.11.0", Params{Grammar: g, GrammarField: FieldStructured}, ShapeGrammar,
 			map[string]any{"structured_outputs": map[string]any{"grammar": g}}},
-		{"vLLM 0.10.1", map[string]fixture{"GET /v1/models": loadFixture(t, "documented/vllm-models.txt"), "GET /version": version("0.10.1")},
-			map[string]any{"guided_grammar": g}},
-		{"generic", map[string]fixture{}, map[string]any{"grammar": g}},
+		{"vLLM 0.10.1", Params{Grammar: g, GrammarField: FieldGuidedGrammar}, ShapeGrammar, map[string]any{"guided_grammar": g}},
+		{"SGLang", Params{Grammar: g, GrammarField: FieldEBNF}, ShapeGrammar, map[string]any{"ebnf": g}},
+		{"JSON form", Params{Schema: schema}, ShapeJSON, map[string]any{"response_format": map[string]any{"type": "json_schema",
+			"json_schema": map[string]any{"name": "reply", "strict": true, "schema": map[string]any{"type": "object"}}}}},
+		{"none", Params{}, ShapeNone, map[string]any{}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -70,49 +68,41 @@ func TestGrammarSentInTheServersField(t *testing.T) {
 			var body map[string]any
 			stream := loadFixture(t, "llamacpp-b11434/grammar-stream.txt")
 			srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
-				if r.Method == http.MethodPost {
-					mu.Lock()
-					body = decodeBody(t, r)
-					mu.Unlock()
-					stream.serve(w)
-					return
-				}
-				if f, ok := c.routes[r.Method+" "+r.URL.Path]; ok {
-					f.serve(w)
-					return
-				}
-				http.NotFound(w, r)
+				mu.Lock()
+				body = decodeBody(t, r)
+				mu.Unlock()
+				stream.serve(w)
 			})
 			client := New(Config{BaseURL: srv.URL + "/v1"})
-			client.Discover(context.Background(), "Qwen/Qwen3-8B")
-			reply, err := client.Stream(context.Background(), Request{Params: Params{Model: "Qwen/Qwen3-8B", Grammar: g,
-				Extra: map[string]any{"top_k": 1}}, Messages: hi.Messages}, nil)
+			p := c.p
+			p.Model, p.Extra = "Qwen/Qwen3-8B", map[string]any{"top_k": 1}
+			reply, err := client.Stream(context.Background(), Request{Params: p, Messages: hi.Messages}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !reply.Constrained || reply.GrammarRejected {
-				t.Errorf("Constrained %v, GrammarRejected %v: want a constrained reply", reply.Constrained, reply.GrammarRejected)
+			if reply.Shaped != c.shape || reply.ShapeRejected != ShapeNone {
+				t.Errorf("Shaped %q, ShapeRejected %q: want %q and none", reply.Shaped, reply.ShapeRejected, c.shape)
 			}
 			mu.Lock()
 			defer mu.Unlock()
 			got := map[string]any{}
-			for _, k := range []string{"grammar", "structured_outputs", "guided_grammar"} {
+			for _, k := range []string{"grammar", "structured_outputs", "guided_grammar", "ebnf", "response_format"} {
 				if v, ok := body[k]; ok {
 					got[k] = v
 				}
 			}
 			if !reflect.DeepEqual(got, c.want) {
-				t.Errorf("grammar fields %v, want %v", got, c.want)
+				t.Errorf("shape fields %v, want %v", got, c.want)
 			}
 			if body["top_k"] != 1.0 {
-				t.Errorf("extraBody lost beside the grammar: %v", body)
+				t.Errorf("extraBody lost beside the shape: %v", body)
 			}
 		})
 	}
 }
 
 // A server that rejects the grammar (llama.cpp's real 400) gets the request
-// again without it, and no grammar after: the reply that came without says
+// again without it, and no shape after: the reply that came without says
 // so once.
 func TestGrammarRejectedThenNeverSent(t *testing.T) {
 	t.Parallel()
@@ -123,8 +113,9 @@ func TestGrammarRejectedThenNeverSent(t *testing.T) {
 	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 		body := decodeBody(t, r)
 		_, has := body["grammar"]
+		_, schema := body["response_format"]
 		mu.Lock()
-		sent = append(sent, has)
+		sent = append(sent, has || schema)
 		mu.Unlock()
 		if has {
 			rejected.serve(w)
@@ -135,24 +126,42 @@ func TestGrammarRejectedThenNeverSent(t *testing.T) {
 	client := New(Config{BaseURL: srv.URL + "/v1"})
 	req := Request{Params: Params{Model: "m", Grammar: "root ::= x"}, Messages: hi.Messages}
 	var replies []Reply
-	for range 2 {
-		reply, err := client.Stream(context.Background(), req, nil)
+	for _, p := range []Params{req.Params, {Model: "m", Schema: &Schema{Name: "r", Schema: json.RawMessage(`{}`)}}} {
+		reply, err := client.Stream(context.Background(), Request{Params: p, Messages: hi.Messages}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		replies = append(replies, reply)
 	}
-	if r := replies[0]; r.Constrained || !r.GrammarRejected || !strings.Contains(r.GrammarError, "failed to parse grammar") {
-		t.Errorf("first reply: Constrained %v, GrammarRejected %v (%q); want the rejection told", r.Constrained, r.GrammarRejected, r.GrammarError)
+	if r := replies[0]; r.Shaped != ShapeNone || r.ShapeRejected != ShapeGrammar || !strings.Contains(r.ShapeError, "failed to parse grammar") {
+		t.Errorf("first reply: Shaped %q, ShapeRejected %q (%q); want the rejection told", r.Shaped, r.ShapeRejected, r.ShapeError)
 	}
-	if r := replies[1]; r.Constrained || r.GrammarRejected {
-		t.Errorf("second reply: Constrained %v, GrammarRejected %v; want neither (told once)", r.Constrained, r.GrammarRejected)
+	if r := replies[1]; r.Shaped != ShapeNone || r.ShapeRejected != ShapeNone {
+		t.Errorf("second reply: Shaped %q, ShapeRejected %q; want neither (told once, no shape after)", r.Shaped, r.ShapeRejected)
 	}
 	if want := []bool{true, false, false}; !reflect.DeepEqual(sent, want) {
-		t.Errorf("grammar sent per request = %v, want %v", sent, want)
+		t.Errorf("shape sent per request = %v, want %v", sent, want)
 	}
-	if !client.GrammarRejected() {
-		t.Error("GrammarRejected() = false after the rejection")
+	if !client.ShapeRejected() {
+		t.Error("ShapeRejected() = false after the rejection")
+	}
+}
+
+// A schema the server refuses is a rejected shape too.
+func TestSchemaRejected(t *testing.T) {
+	t.Parallel()
+	var rec recorder
+	srv := rec.server(t, func(body map[string]any) string {
+		if _, ok := body["response_format"]; ok {
+			return `{"error":{"message":"Invalid schema for response_format 'reply': 'minLength' is not permitted.","type":"invalid_request_error","param":"response_format"}}`
+		}
+		return ""
+	})
+	client := New(Config{BaseURL: srv.URL})
+	reply, err := client.Stream(context.Background(), Request{Params: Params{Model: "m", Schema: &Schema{Name: "reply", Schema: json.RawMessage(`{}`)}},
+		Messages: hi.Messages}, nil)
+	if err != nil || reply.ShapeRejected != ShapeJSON || len(rec.bodies) != 2 || !client.ShapeRejected() {
+		t.Errorf("err %v, rejected %q after %d requests", err, reply.ShapeRejected, len(rec.bodies))
 	}
 }
 
@@ -163,8 +172,8 @@ func TestGrammarOtherBadRequestNotRetried(t *testing.T) {
 	srv := rec.server(t, func(map[string]any) string { return `{"error":{"message":"bad messages"}}` })
 	client := New(Config{BaseURL: srv.URL})
 	_, err := client.Stream(context.Background(), Request{Params: Params{Model: "m", Grammar: "root ::= x"}, Messages: hi.Messages}, nil)
-	if e := asError(t, err); e.Kind != KindBadRequest || len(rec.bodies) != 1 || client.GrammarRejected() {
-		t.Errorf("kind %v after %d requests, grammar rejected %v", e.Kind, len(rec.bodies), client.GrammarRejected())
+	if e := asError(t, err); e.Kind != KindBadRequest || len(rec.bodies) != 1 || client.ShapeRejected() {
+		t.Errorf("kind %v after %d requests, shape rejected %v", e.Kind, len(rec.bodies), client.ShapeRejected())
 	}
 }
 
@@ -209,26 +218,10 @@ func decodeBody(t *testing.T, r *http.Request) map[string]any {
 	return body
 }
 
-// The reply grammar offers a <think> block unless thinking is off (SPEC
-// §18): of any length to a model that reasons (asked to think, or with
-// thinking auto, one whose chat template reasons), short to any other.
-func TestThinkBlock(t *testing.T) {
+// A chat template that writes, strips or asks for reasoning shows a model
+// that reasons.
+func TestTemplateReasons(t *testing.T) {
 	t.Parallel()
-	reasons := ServerInfo{Kind: ServerLlamaCpp, Reasoning: true}
-	plain := ServerInfo{Kind: ServerLlamaCpp}
-	for _, c := range []struct {
-		t    Thinking
-		info ServerInfo
-		want bool
-		max  int
-	}{
-		{ThinkingAuto, reasons, true, 0}, {ThinkingAuto, plain, true, ShortThinkChars}, {ThinkingOff, reasons, false, 0},
-		{ThinkingLow, plain, true, 0}, {ThinkingHigh, ServerInfo{}, true, 0},
-	} {
-		if got, max := ThinkBlock(c.t, c.info); got != c.want || max != c.max {
-			t.Errorf("ThinkBlock(%q, reasoning %v) = %v, %d; want %v, %d", c.t, c.info.Reasoning, got, max, c.want, c.max)
-		}
-	}
 	for template, want := range map[string]bool{
 		"{{- '<|im_start|>' + message.role }}":                      false,
 		"{% if enable_thinking %}<think>\n{% endif %}":              true,
