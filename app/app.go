@@ -20,6 +20,7 @@ import (
 
 	"github.com/devagent/dev/audit"
 	"github.com/devagent/dev/bgproc"
+	"github.com/devagent/dev/capture"
 	"github.com/devagent/dev/compress"
 	"github.com/devagent/dev/config"
 	"github.com/devagent/dev/event"
@@ -374,7 +375,7 @@ func (a *App) wire() {
 		Interactive:    a.answers(),
 		CommandTimeout: time.Duration(cfg.CommandTimeout) * time.Second,
 		OutputDir:      a.outputDir(),
-		Spills:         tools.NewSpills(a.redactor),
+		Spills:         capture.NewSpills(a.redactor),
 		Ask:            a.ask(),
 		Background:     a.bg,
 		Deny:           a.deny,

@@ -140,7 +140,13 @@ func (a *App) attach(request string) string {
 func (a *App) Shell(ctx context.Context, command string) tools.Result {
 	env := *a.loop.Env
 	env.Approve, env.Interactive, env.Background = a.protectOnly, false, nil
-	res := tools.CommandTool{}.Run(ctx, &env, command).Masked(a.mask)
+	res := tools.Result{Tool: tools.Command, ExitCode: -1}
+	if call, err := (tools.CommandTool{}).Check(command); err != nil {
+		res.Output = "Error: " + err.Error() // repl sends no empty command
+	} else {
+		res = call.Run(ctx, &env)
+	}
+	res = res.Masked(a.mask)
 	a.sess.History = append(a.sess.History, history.Shell(command, res.Held()))
 	if err := a.store.Save(a.sess); err != nil {
 		a.warn("saving the session: " + err.Error())

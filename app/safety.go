@@ -6,13 +6,13 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/devagent/dev/bgproc"
 	"github.com/devagent/dev/config"
 	"github.com/devagent/dev/event"
 	"github.com/devagent/dev/guard"
 	"github.com/devagent/dev/mcp"
 	"github.com/devagent/dev/redact"
 	"github.com/devagent/dev/sandbox"
-	"github.com/devagent/dev/tools"
 )
 
 // ErrSandbox wraps why the sandbox the settings ask for cannot be set up:
@@ -135,7 +135,7 @@ func MCPSandbox(cfg config.Config, configDir, dir string) (mcp.Sandbox, error) {
 
 // sandboxOrNil is the sandbox as tools take it: a nil interface when off,
 // never a typed nil.
-func (a *App) sandboxOrNil() tools.Sandbox {
+func (a *App) sandboxOrNil() bgproc.Sandbox {
 	if a.sandbox == nil {
 		return nil
 	}

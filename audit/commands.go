@@ -157,10 +157,12 @@ func (t commandTool) Doc() tools.Doc {
 	}
 }
 
-func (commandTool) Check(input string) error { return tools.CommandTool{}.Check(input) }
+// Check reads the input as COMMAND does.
+func (t commandTool) Check(input string) (tools.Checked, error) {
+	return tools.Bind(input, tools.ReadCommand, t.run)
+}
 
-func (t commandTool) Run(ctx context.Context, env *tools.Env, input string) tools.Result {
-	command := tools.CommandText(input)
+func (t commandTool) run(ctx context.Context, env *tools.Env, command string) tools.Result {
 	argv, why := t.policy.check(command, env.Dir)
 	if why != "" {
 		return tools.Result{Tool: tools.Command, Summary: command, Command: command, ExitCode: -1,
@@ -262,10 +264,12 @@ type refusedTool struct {
 	allowed []string
 }
 
-func (t refusedTool) Name() string     { return t.name }
-func (t refusedTool) Doc() tools.Doc   { return tools.Doc{Name: t.name} }
-func (refusedTool) Check(string) error { return nil }
-func (t refusedTool) Run(_ context.Context, _ *tools.Env, input string) tools.Result {
+func (t refusedTool) Name() string   { return t.name }
+func (t refusedTool) Doc() tools.Doc { return tools.Doc{Name: t.name} }
+func (t refusedTool) Check(input string) (tools.Checked, error) {
+	return tools.Bind(input, tools.AsWritten, t.run)
+}
+func (t refusedTool) run(_ context.Context, _ *tools.Env, input string) tools.Result {
 	return tools.Result{Tool: t.name, Summary: textfmt.FirstLine(input), Output: fmt.Sprintf(
 		"Refused: %s is not available to the auditor, whose work is read-only. Use %s.", t.name, strings.Join(t.allowed, ", "))}
 }

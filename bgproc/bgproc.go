@@ -1,10 +1,18 @@
-// Package bgproc owns processes that run on in the background: it starts
-// commands in their own process groups with bounded output (Start), and a
-// Manager keeps those that outlive their foreground command: it names them
-// proc_xxxxxx, reports their status and the output they printed since the
-// last read, and stops them, one (Kill) or all (Shutdown). A Manager is an
-// instance created by the program, never a global; it tells its owner about
-// starts and exits through callbacks and never prints.
+// Package bgproc owns the commands the tools run (COMMAND's, the custom
+// tools', the auditor's), from start to end: each in its own process group with bounded output (Start); in the foreground
+// until it ends, is interrupted or outlives its time (Foreground), then
+// handed to a Manager, which keeps the processes that run on in the
+// background: it names them proc_xxxxxx, reports their status and the
+// output they printed since the last read, and stops them, one (Kill) or
+// all (Shutdown). The foreground run lives here, beside the Manager,
+// because the hand-over is one process changing hands: the foreground
+// detaches its copy of the output at the very byte the Manager's reads
+// start from. What the model is told of a command (its result's text) is
+// the tools'; what a command printed, as the model sees it and as saved on
+// disk, is package capture's, which Foreground writes to as to any
+// io.Writer. A Manager is an instance created by the program, never a
+// global; it tells its owner about starts and exits through callbacks and
+// never prints.
 package bgproc
 
 import (

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/devagent/dev/tools"
+	"github.com/devagent/dev/capture"
 )
 
 // seqOutput is what `seq 1 n` prints.
@@ -45,18 +45,18 @@ func TestCommandSpillFileIsCapped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(saved) > tools.SpillMax {
-		t.Errorf("saved file of %d bytes for %d printed: more than %d", len(saved), len(printed), tools.SpillMax)
+	if len(saved) > capture.SpillMax {
+		t.Errorf("saved file of %d bytes for %d printed: more than %d", len(saved), len(printed), capture.SpillMax)
 	}
 	head, rest, ok := strings.Cut(string(saved), "\n[… dev cut ")
 	note, tail, ok2 := strings.Cut(rest, " …]\n")
 	if !ok || !ok2 {
 		t.Fatalf("no note of the cut in the saved file (%d bytes)", len(saved))
 	}
-	if head != string(printed[:tools.SpillHead]) {
+	if head != string(printed[:capture.SpillHead]) {
 		t.Errorf("the saved head (%d bytes) is not the first 32 MB printed", len(head))
 	}
-	if tail != string(printed[len(printed)-len(tail):]) || len(tail) < tools.SpillHead-1024 {
+	if tail != string(printed[len(printed)-len(tail):]) || len(tail) < capture.SpillHead-1024 {
 		t.Errorf("the saved tail (%d bytes) is not the end of what was printed", len(tail))
 	}
 	cut := len(printed) - len(head) - len(tail)
@@ -113,8 +113,8 @@ func TestSessionSpillCap(t *testing.T) {
 		total += info.Size()
 	}
 	t.Logf("the session's saved output: %d bytes in %d files", total, len(paths))
-	if total > tools.SessionSpillMax {
-		t.Errorf("the session's saved output is %d bytes, over %d", total, tools.SessionSpillMax)
+	if total > capture.SessionSpillMax {
+		t.Errorf("the session's saved output is %d bytes, over %d", total, capture.SessionSpillMax)
 	}
 	reqs := w.srv.Requests()
 	if res := lastUser(reqs[2]); !strings.Contains(res, "[to keep this session's saved output under 256.0 MB, dev emptied the oldest saved outputs: "+earlier[0]+"]") {

@@ -229,7 +229,7 @@ func (l *Loop) Run(ctx context.Context, sess *sessions.Session, request string) 
 		r.collectEvidence(results)
 		switch {
 		case done:
-			if o, end := r.review(ctx, resp, results); end {
+			if o, end := r.review(ctx, resp.Response, results); end {
 				return r.finish(o)
 			}
 			if err := r.save(); err != nil {
@@ -241,7 +241,7 @@ func (l *Loop) Run(ctx context.Context, sess *sessions.Session, request string) 
 			r.interruptNoted = true
 			return r.finish(Outcome{Stop: Interrupted})
 		}
-		note, stop := r.checkRepeat(resp, results)
+		note, stop := r.checkRepeat(resp.Response, results)
 		if stop {
 			return r.finish(Outcome{Stop: Looping})
 		}

@@ -62,11 +62,13 @@ type fakeTool struct {
 
 func (f fakeTool) Name() string   { return f.name }
 func (f fakeTool) Doc() tools.Doc { return tools.Doc{Name: f.name} }
-func (f fakeTool) Check(input string) error {
-	if input == "bad" {
-		return errors.New("input is bad")
-	}
-	return nil
+func (f fakeTool) Check(input string) (tools.Checked, error) {
+	return tools.Bind(input, func(input string) (string, error) {
+		if input == "bad" {
+			return "", errors.New("input is bad")
+		}
+		return input, nil
+	}, f.Run)
 }
 func (f fakeTool) Run(ctx context.Context, _ *tools.Env, input string) tools.Result {
 	*f.runs = append(*f.runs, f.name+":"+input)

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/devagent/dev/textfmt"
 	"github.com/devagent/dev/tools"
 )
 
@@ -69,7 +70,7 @@ func Attach(text string, files []File) string {
 	blocks := make([]string, len(files))
 	for i, f := range files {
 		if f.Binary {
-			blocks[i] = fileOpen + strconv.Quote(f.Path) + ">\n" + binaryPrefix + tools.SizeText(f.Size) + binarySuffix + fileClose
+			blocks[i] = fileOpen + strconv.Quote(f.Path) + ">\n" + binaryPrefix + textfmt.Size(f.Size) + binarySuffix + fileClose
 			continue
 		}
 		blocks[i] = fileOpen + strconv.Quote(f.Path) + ">\n" + neutralise(strings.TrimSuffix(f.Text, "\n")) + fileClose

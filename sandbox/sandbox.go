@@ -54,7 +54,7 @@ type Network struct {
 }
 
 // Sandbox starts commands confined by its policy. It implements
-// tools.Sandbox and mcp.Sandbox.
+// bgproc.Sandbox and mcp.Sandbox.
 type Sandbox struct {
 	self     string // the executable that serves as helper
 	policy   policy

@@ -35,9 +35,11 @@ func (s *streamed) Stream(_ context.Context, _ llm.Request, onDelta func(llm.Del
 // ran keeps the input its tool ran with.
 type ran struct{ input *string }
 
-func (ran) Name() string       { return "ECHO" }
-func (ran) Doc() tools.Doc     { return tools.Doc{Name: "ECHO"} }
-func (ran) Check(string) error { return nil }
+func (ran) Name() string   { return "ECHO" }
+func (ran) Doc() tools.Doc { return tools.Doc{Name: "ECHO"} }
+func (r ran) Check(input string) (tools.Checked, error) {
+	return tools.Bind(input, tools.AsWritten, r.Run)
+}
 func (r ran) Run(_ context.Context, _ *tools.Env, input string) tools.Result {
 	*r.input = input
 	return tools.Result{Tool: "ECHO", OK: true, Output: "ran"}

@@ -443,15 +443,16 @@ func (c *Conversation) countTokens(reply llm.Reply) {
 }
 
 // Parse reads a reply into a response whose tool inputs are well formed,
-// or a *parser.FormatError for the model.
-func (c *Conversation) Parse(reply llm.Reply) (parser.Response, error) {
+// each read by its tool once, for Act; or a *parser.FormatError for the
+// model.
+func (c *Conversation) Parse(reply llm.Reply) (tools.Reply, error) {
 	if reply.FinishReason == "length" {
 		content, _ := parser.StripThinking(reply.Content)
 		empty := strings.TrimSpace(content) == ""
 		if reply.Cut || c.sent.maxTokens == 0 {
-			return parser.Response{}, &parser.FormatError{Message: prompts.CutOff(empty)}
+			return tools.Reply{}, &parser.FormatError{Message: prompts.CutOff(empty)}
 		}
-		return parser.Response{}, &CutError{Limit: c.sent.maxTokens, Configured: c.sent.configured, Message: prompts.CutAtLimit(empty, c.sent.maxTokens)}
+		return tools.Reply{}, &CutError{Limit: c.sent.maxTokens, Configured: c.sent.configured, Message: prompts.CutAtLimit(empty, c.sent.maxTokens)}
 	}
 	resp, err := tools.ParseReply(reply.Content, c.Tools)
 	// Every reply a shape allows parses: one that does not came from a
@@ -537,10 +538,10 @@ func (c *Conversation) Reject(reply llm.Reply, err error) (exhausted bool) {
 // before it leave the history, its task list (when it has one) replaces
 // the state's, and only the normalised template is kept, masked (Act runs
 // the tools of resp as written).
-func (c *Conversation) Accept(resp parser.Response, step int) {
+func (c *Conversation) Accept(reply tools.Reply, step int) {
 	c.DropFailed()
 	c.formatFailures = 0
-	resp = resp.Masked(c.masker())
+	resp := reply.Masked(c.masker())
 	for _, w := range resp.Warnings {
 		c.emit(event.Warning{Message: w})
 	}
@@ -560,24 +561,24 @@ func (c *Conversation) DropFailed() {
 	}
 }
 
-// Act runs the reply's tools in order. It stops at the first failure and
-// after an accepted DONE, which done reports.
-func (c *Conversation) Act(ctx context.Context, resp parser.Response) (results []tools.Result, done bool) {
+// Act runs the reply's tools in order, with their inputs as Parse read
+// them. It stops at the first failure and after an accepted DONE, which
+// done reports.
+func (c *Conversation) Act(ctx context.Context, reply tools.Reply) (results []tools.Result, done bool) {
 	var questions []string
-	for _, call := range resp.Tools {
+	for _, call := range reply.Calls {
 		if call.Name == tools.AskUser {
 			questions = append(questions, call.Input)
 		}
 	}
 	env := c.Env.Questions(questions) // "question 1 of 3", each asked once
-	for _, call := range resp.Tools {
-		tool, _ := c.Tools.Lookup(call.Name) // checked in Parse
+	for _, call := range reply.Calls {
 		shown := c.mask(call.Input)
 		c.emit(event.ToolStarted{Agent: c.Agent, Tool: call.Name, Input: shown})
-		res := tool.Run(ctx, env, call.Input).Masked(c.masker())
+		res := call.Run(ctx, env).Masked(c.masker())
 		var files []event.FileChange
 		if c.AfterTool != nil {
-			files = c.AfterTool(ctx, call, res)
+			files = c.AfterTool(ctx, call.ToolCall, res)
 		}
 		c.emit(event.ToolFinished{Agent: c.Agent, Input: shown, Result: res, Files: files})
 		results = append(results, res)

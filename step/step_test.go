@@ -15,9 +15,11 @@ import (
 
 type echo struct{}
 
-func (echo) Name() string             { return "ECHO" }
-func (echo) Doc() tools.Doc           { return tools.Doc{Name: "ECHO"} }
-func (echo) Check(input string) error { return nil }
+func (echo) Name() string   { return "ECHO" }
+func (echo) Doc() tools.Doc { return tools.Doc{Name: "ECHO"} }
+func (e echo) Check(input string) (tools.Checked, error) {
+	return tools.Bind(input, tools.AsWritten, e.Run)
+}
 func (e echo) Run(_ context.Context, _ *tools.Env, input string) tools.Result {
 	return tools.Result{Tool: "ECHO", OK: !strings.Contains(input, "fail"), Output: input}
 }
@@ -140,6 +142,43 @@ func TestActStopsAtTheFirstFailureAndAfterDone(t *testing.T) {
 	resp, _ = c.Parse(llm.Reply{Content: "# Agent Response\n\n## Thoughts\nx\n\n## Tool Choice\nDONE\n\n## Tool Input\nfinished\n\n## Tool Choice\nECHO\n\n## Tool Input\nafter\n", FinishReason: "stop"})
 	if results, done := c.Act(context.Background(), resp); !done || len(results) != 1 {
 		t.Errorf("DONE: results %+v done %v", results, done)
+	}
+}
+
+// reading counts its Checks, and its runs see what its Check read.
+type reading struct {
+	checks *int
+	ran    *[]string
+}
+
+func (reading) Name() string   { return "ECHO" }
+func (reading) Doc() tools.Doc { return tools.Doc{Name: "ECHO"} }
+func (r reading) Check(input string) (tools.Checked, error) {
+	*r.checks++
+	return tools.Bind(input, func(input string) (string, error) { return "read " + strings.TrimSpace(input), nil }, r.run)
+}
+func (r reading) run(_ context.Context, _ *tools.Env, in string) tools.Result {
+	*r.ran = append(*r.ran, in)
+	return tools.Result{Tool: "ECHO", OK: true}
+}
+
+// Each call's input is read once, by Parse; Act runs the tools with what
+// their Check read, in order (issue 32).
+func TestActRunsTheInputsParseRead(t *testing.T) {
+	t.Parallel()
+	checks, ran := 0, []string(nil)
+	c, _ := conversation()
+	c.Tools = tools.NewRegistry(reading{&checks, &ran})
+	resp, err := c.Parse(llm.Reply{Content: template("a", "b"), FinishReason: "stop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Accept(resp, 1)
+	if results, _ := c.Act(context.Background(), resp); len(results) != 2 {
+		t.Fatalf("results %+v", results)
+	}
+	if checks != 2 || strings.Join(ran, "|") != "read a|read b" {
+		t.Errorf("%d checks, runs with %q; want 2, each run with its input as read", checks, ran)
 	}
 }
 

@@ -1,7 +1,7 @@
 // Package textfmt writes short texts for people: the first line of a text,
 // an excerpt of it, a count with its noun, a number with thousands
-// separators. Every package that shows such text uses these, so that dev
-// says the same thing the same way everywhere.
+// separators, a size in bytes. Every package that shows such text uses
+// these, so that dev says the same thing the same way everywhere.
 package textfmt
 
 import (
@@ -99,6 +99,20 @@ func Thousands(n int64) string {
 func Count(n int, noun string) string {
 	word := strings.TrimPrefix(Plural(n, noun), strconv.Itoa(n))
 	return Thousands(int64(n)) + word
+}
+
+// Size writes a byte count for people and models: 512 bytes, 12.3 KB,
+// 4.0 MB.
+func Size(n int64) string {
+	switch {
+	case n < 1<<10:
+		return Plural(int(n), "byte")
+	case n < 1<<20:
+		return strconv.FormatFloat(float64(n)/(1<<10), 'f', 1, 64) + " KB"
+	case n < 1<<30:
+		return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MB"
+	}
+	return strconv.FormatFloat(float64(n)/(1<<30), 'f', 1, 64) + " GB"
 }
 
 // Short writes a large count in a few characters: 987, 12.3k, 1.2M.

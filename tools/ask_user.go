@@ -25,21 +25,21 @@ func (AskUserTool) Doc() Doc {
 	return describe(AskUser, "ask_user", parser.InputText, ReachNothing, nil)
 }
 
-// Check implements Tool.
-func (AskUserTool) Check(input string) error {
-	if strings.TrimSpace(input) == "" {
-		return fmt.Errorf("ASK_USER needs a question, e.g.:\n%s", AskUserTool{}.Doc().Example)
+// readQuestion reads ASK_USER's input: the question.
+func readQuestion(input string) (string, error) {
+	if q := strings.TrimSpace(input); q != "" {
+		return q, nil
 	}
-	return nil
+	return "", fmt.Errorf("ASK_USER needs a question, e.g.:\n%s", AskUserTool{}.Doc().Example)
 }
 
-// Run implements Tool.
-func (t AskUserTool) Run(ctx context.Context, env *Env, input string) Result {
-	q := strings.TrimSpace(input)
+// Check implements Tool.
+func (t AskUserTool) Check(input string) (Checked, error) {
+	return Bind(input, readQuestion, t.run)
+}
+
+func (AskUserTool) run(ctx context.Context, env *Env, q string) Result {
 	r := Result{Tool: AskUser, Summary: textfmt.Summary(q, 80)}
-	if err := t.Check(input); err != nil {
-		return r.fail(err.Error())
-	}
 	if !env.Interactive || env.Ask == nil {
 		return r.fail("no user is available: this is an automated run. Make a reasonable assumption, state it in your Thoughts, and go on.")
 	}

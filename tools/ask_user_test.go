@@ -44,7 +44,7 @@ func TestAskUser(t *testing.T) {
 	if r = runTool(t, AskUserTool{}, empty, "Q?"); !r.OK || r.Output != "(the user gave an empty answer)" {
 		t.Errorf("empty answer: %q", r.Output)
 	}
-	if err := (AskUserTool{}).Check(" \n"); err == nil || !strings.HasPrefix(err.Error(), "ASK_USER needs a question") {
+	if _, err := (AskUserTool{}).Check(" \n"); err == nil || !strings.HasPrefix(err.Error(), "ASK_USER needs a question") {
 		t.Errorf("Check = %v", err)
 	}
 }
@@ -62,7 +62,7 @@ func TestQuestionsOfOneReply(t *testing.T) {
 	in := env.Questions(inputs)
 	var got []string
 	for _, q := range inputs {
-		got = append(got, AskUserTool{}.Run(context.Background(), in, q).Output)
+		got = append(got, runTool(t, AskUserTool{}, in, q).Output)
 	}
 	if want := []string{"Question 1 of 2: Which name?", "Question 2 of 2: Which colour?"}; !slices.Equal(asked, want) {
 		t.Errorf("asked %q, want %q", asked, want)
@@ -78,7 +78,7 @@ func TestQuestionsOfOneReply(t *testing.T) {
 	// The same question four times is asked once, without a number.
 	in = env.Questions([]string{"Why?", "Why?", "Why?", "Why?"})
 	for range 4 {
-		AskUserTool{}.Run(context.Background(), in, "Why?")
+		runTool(t, AskUserTool{}, in, "Why?")
 	}
 	if !slices.Equal(asked, []string{"Why?"}) {
 		t.Errorf("asked %q, want once", asked)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/devagent/dev/bgproc"
+	"github.com/devagent/dev/capture"
 	"github.com/devagent/dev/textfmt"
 )
 
@@ -25,11 +26,15 @@ func procID(input string) string {
 	return textfmt.Summary(strings.Trim(strings.TrimSpace(input), "\"'`"), 40)
 }
 
-func checkProcID(tool, example, input string) error {
-	if strings.TrimSpace(input) == "" {
-		return fmt.Errorf("%s needs the id of a background process, e.g.:\n%s\nLIST_BACKGROUND_PROCESSES lists them", tool, example)
+// readProcID reads tool's input: the id of a background process (procID);
+// none is an error for the model.
+func readProcID(tool Tool) func(string) (string, error) {
+	return func(input string) (string, error) {
+		if strings.TrimSpace(input) == "" {
+			return "", fmt.Errorf("%s needs the id of a background process, e.g.:\n%s\nLIST_BACKGROUND_PROCESSES lists them", tool.Name(), tool.Doc().Example)
+		}
+		return procID(input), nil
 	}
-	return nil
 }
 
 // unknownProc is the error for an id when no manager runs.
@@ -73,13 +78,13 @@ func newOutputText(r bgproc.Report, label, none string) string {
 		b.WriteString(label + "\n")
 		data := r.Output
 		if r.Dropped > 0 {
-			fmt.Fprintf(&b, "[… %s dropped: only the last %d KB of output are kept …]\n", formatSize(r.Dropped), bgproc.BufferSize>>10)
+			fmt.Fprintf(&b, "[… %s dropped: only the last %d KB of output are kept …]\n", textfmt.Size(r.Dropped), bgproc.BufferSize>>10)
 			// The oldest line kept is likely cut: start at the next one.
 			if i := strings.IndexByte(string(data), '\n'); i >= 0 && i < len(data)-1 {
 				data = data[i+1:]
 			}
 		}
-		b.WriteString(clean(string(data)))
+		b.WriteString(capture.Clean(string(data)))
 	}
 	if r.OutputLost {
 		b.WriteString("\nNote: it exited while a process it started still held its output open; what that process prints is not captured.")

@@ -271,7 +271,7 @@ func TestCommandInterruptedNotBackgrounded(t *testing.T) {
 	env, m, _ := bgEnv(t, 10*time.Second, time.Second)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	r := CommandTool{}.Run(ctx, env, "sleep 30")
+	r := runToolCtx(t, ctx, CommandTool{}, env, "sleep 30")
 	if r.OK || !strings.HasPrefix(r.Output, "Error: Command interrupted by the user") || len(m.List()) != 0 {
 		t.Errorf("%q, manager %+v", r.Output, m.List())
 	}

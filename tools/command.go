@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/devagent/dev/bgproc"
+	"github.com/devagent/dev/capture"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/shell"
 )
@@ -23,7 +25,7 @@ func (CommandTool) Doc() Doc {
 	return describe(Command, "command", parser.InputCommand, ReachAnything, struct {
 		Shell          string
 		HeadKB, TailKB int
-	}{shellName(), OutputHead >> 10, OutputTail >> 10})
+	}{bgproc.Shell, capture.OutputHead >> 10, capture.OutputTail >> 10})
 }
 
 // commandArg is the command: the raw text, or the content of the code block
@@ -38,25 +40,43 @@ func commandArg(input string) string {
 	return t
 }
 
-// Check implements Tool.
-func (CommandTool) Check(input string) error {
-	if commandArg(input) == "" {
-		return fmt.Errorf("COMMAND needs a shell command: the raw text, or one fenced code block, e.g.:\n%s", CommandTool{}.Doc().Example)
-	}
-	return nil
+// commandInput is COMMAND's input as Check reads it.
+type commandInput struct {
+	input   string // as the model wrote it, for the approval
+	command string // the command line, a final lone & taken off
+	// background: it ended with a lone `&` (see job.background).
+	background bool
 }
 
-// Run implements Tool.
-func (t CommandTool) Run(ctx context.Context, env *Env, input string) Result {
-	command := commandArg(input)
-	if err := t.Check(input); err != nil {
-		return Result{Tool: Command, ExitCode: -1}.fail(err.Error())
+// ReadCommand reads a COMMAND input: the command line it holds, as
+// COMMAND runs it; none is an error for the model. The auditor's COMMAND
+// reads its input so.
+func ReadCommand(input string) (string, error) {
+	if command := commandArg(input); command != "" {
+		return command, nil
 	}
-	j := job{tool: Command, command: command, input: input}
+	return "", fmt.Errorf("COMMAND needs a shell command: the raw text, or one fenced code block, e.g.:\n%s", CommandTool{}.Doc().Example)
+}
+
+func readCommand(input string) (commandInput, error) {
+	command, err := ReadCommand(input)
+	if err != nil {
+		return commandInput{}, err
+	}
+	in := commandInput{input: input, command: command}
 	if rest, ok := shell.Background(command); ok {
-		j.command, j.background = rest, true
+		in.command, in.background = rest, true
 	}
-	return newRunner(env).run(ctx, j)
+	return in, nil
+}
+
+// Check implements Tool.
+func (t CommandTool) Check(input string) (Checked, error) {
+	return Bind(input, readCommand, t.run)
+}
+
+func (CommandTool) run(ctx context.Context, env *Env, in commandInput) Result {
+	return runCommand(ctx, env, job{tool: Command, command: in.command, input: in.input, background: in.background})
 }
 
 // CommandText is the command a COMMAND input holds, as COMMAND runs it.

@@ -2,10 +2,11 @@ package tools
 
 import (
 	"context"
-	"github.com/devagent/dev/parser"
-	"github.com/devagent/dev/textfmt"
 	"strings"
 	"time"
+
+	"github.com/devagent/dev/parser"
+	"github.com/devagent/dev/textfmt"
 )
 
 // CustomSpec is a custom tool as the configuration describes it ("tools",
@@ -51,10 +52,11 @@ func (t CustomTool) Doc() Doc {
 }
 
 // Check implements Tool: any input will do, none included.
-func (CustomTool) Check(string) error { return nil }
+func (t CustomTool) Check(input string) (Checked, error) {
+	return Bind(input, AsWritten, t.run)
+}
 
-// Run implements Tool.
-func (t CustomTool) Run(ctx context.Context, env *Env, input string) Result {
+func (t CustomTool) run(ctx context.Context, env *Env, input string) Result {
 	j := job{tool: t.spec.Name, command: t.spec.Command, timeout: t.spec.Timeout, input: input, summary: t.spec.Command}
 	if s := strings.TrimSpace(input); s != "" {
 		j.summary = s
@@ -68,5 +70,5 @@ func (t CustomTool) Run(ctx context.Context, env *Env, input string) Result {
 	if len(input) <= maxInputVariable {
 		j.env = []string{InputVariable + "=" + input}
 	}
-	return newRunner(env).run(ctx, j)
+	return runCommand(ctx, env, j)
 }

@@ -3,9 +3,10 @@ package tools
 import (
 	"context"
 	"fmt"
+	"strings"
+
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/textfmt"
-	"strings"
 )
 
 // Done is the tool's name, as the protocol spells it.
@@ -20,21 +21,19 @@ func (DoneTool) Name() string { return Done }
 // Doc implements Tool.
 func (DoneTool) Doc() Doc { return describe(Done, "done", parser.InputText, ReachNothing, nil) }
 
-// Check implements Tool.
-func (DoneTool) Check(input string) error {
-	if strings.TrimSpace(input) == "" {
-		return fmt.Errorf("DONE needs a summary of what was done, e.g.:\n%s", DoneTool{}.Doc().Example)
+// readSummary reads DONE's input: the summary.
+func readSummary(input string) (string, error) {
+	if summary := strings.TrimSpace(input); summary != "" {
+		return summary, nil
 	}
-	return nil
+	return "", fmt.Errorf("DONE needs a summary of what was done, e.g.:\n%s", DoneTool{}.Doc().Example)
 }
 
-// Run implements Tool.
-func (t DoneTool) Run(_ context.Context, _ *Env, input string) Result {
-	summary := strings.TrimSpace(input)
-	r := Result{Tool: Done, Summary: textfmt.Summary(summary, 80)}
-	if err := t.Check(input); err != nil {
-		return r.fail(err.Error())
-	}
-	r.OK, r.Done, r.Output = true, true, summary
-	return r
+// Check implements Tool.
+func (t DoneTool) Check(input string) (Checked, error) {
+	return Bind(input, readSummary, t.run)
+}
+
+func (DoneTool) run(_ context.Context, _ *Env, summary string) Result {
+	return Result{Tool: Done, Summary: textfmt.Summary(summary, 80), OK: true, Done: true, Output: summary}
 }

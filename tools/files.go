@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/devagent/dev/textfmt"
 	"io"
 	"io/fs"
 	"os"
@@ -45,21 +44,6 @@ func sniff(f *os.File) ([]byte, error) {
 		return nil, err
 	}
 	return head[:n], nil
-}
-
-// formatSize writes a byte count for people and models: 512 bytes, 12.3 KB,
-// 4.0 MB.
-func formatSize(n int64) string {
-	switch {
-	case n < 1<<10:
-		return textfmt.Plural(int(n), "byte")
-	case n < 1<<20:
-		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
-	case n < 1<<30:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	default:
-		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
-	}
 }
 
 // countLines counts lines the way editors do: a final line without "\n"

@@ -34,6 +34,7 @@ func (FindAndReplaceTool) Doc() Doc {
 	return describe(FindAndReplace, "find_and_replace_in_file", parser.InputFindReplace, ReachItsFiles, struct{ MaxMB int }{MaxEditBytes >> 20})
 }
 
+// edit is FIND_AND_REPLACE_IN_FILE's input as Check reads it.
 type edit struct {
 	path, find, replace string
 }
@@ -81,29 +82,21 @@ func editArgs(input string) (edit, error) {
 	if e.find == "" {
 		return edit{}, fmt.Errorf("FIND_AND_REPLACE_IN_FILE for %s: the find block is empty. Put the exact text to replace in it (to create or rewrite a whole file, use WRITE_FILE)", p)
 	}
-	// Identical blocks are well formed: Run refuses them (a reply shaped by
+	// Identical blocks are well formed: run refuses them (a reply shaped by
 	// the server's grammar, which cannot compare two blocks, must never be
 	// a format error).
 	return e, nil
 }
 
 // Check implements Tool.
-func (FindAndReplaceTool) Check(input string) error {
-	_, err := editArgs(input)
-	return err
+func (t FindAndReplaceTool) Check(input string) (Checked, error) {
+	return Bind(input, editArgs, t.run)
 }
 
-// Run implements Tool.
-func (FindAndReplaceTool) Run(ctx context.Context, env *Env, input string) Result {
-	e, err := editArgs(input)
-	r := Result{Tool: FindAndReplace, Summary: textfmt.Summary(input, 80)}
-	if err != nil {
-		return r.fail(err.Error())
-	}
+func (FindAndReplaceTool) run(ctx context.Context, env *Env, e edit) Result {
 	abs := resolve(env.Dir, e.path)
 	disp := display(env.Dir, abs)
-	r.Summary = disp
-	r.Attrs = [][2]string{{"path", disp}}
+	r := Result{Tool: FindAndReplace, Summary: disp, Attrs: [][2]string{{"path", disp}}}
 	if e.find == e.replace {
 		return r.fail(fmt.Sprintf("the find and replace blocks for %s are identical, so nothing would change. Put the new text in the replace block.", disp))
 	}
@@ -120,7 +113,7 @@ func (FindAndReplaceTool) Run(ctx context.Context, env *Env, input string) Resul
 	case info.IsDir():
 		return r.fail(fmt.Sprintf("%s is a directory, not a file.", disp))
 	case info.Size() > MaxEditBytes:
-		return r.fail(fmt.Sprintf("%s is %s, more than the %d MB this tool edits; use COMMAND (e.g. sed) instead.", disp, formatSize(info.Size()), MaxEditBytes>>20))
+		return r.fail(fmt.Sprintf("%s is %s, more than the %d MB this tool edits; use COMMAND (e.g. sed) instead.", disp, textfmt.Size(info.Size()), MaxEditBytes>>20))
 	}
 	data, err := os.ReadFile(abs)
 	if err != nil {

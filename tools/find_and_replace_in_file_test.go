@@ -163,7 +163,7 @@ func TestFindAndReplaceCheck(t *testing.T) {
 		{"empty find", fr("f.txt", "", "b\n"), "FIND_AND_REPLACE_IN_FILE for f.txt: the find block is empty."},
 	}
 	for _, tt := range tests {
-		err := FindAndReplaceTool{}.Check(tt.input)
+		_, err := FindAndReplaceTool{}.Check(tt.input)
 		if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
 			t.Errorf("%s: Check = %v, want prefix %q", tt.name, err, tt.want)
 		}
@@ -175,7 +175,7 @@ func TestFindAndReplaceCheck(t *testing.T) {
 func TestFindAndReplaceIdenticalBlocks(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t, map[string]string{"f.txt": "a\n"})
-	if err := (FindAndReplaceTool{}).Check(fr("f.txt", "a\n", "a\n")); err != nil {
+	if _, err := (FindAndReplaceTool{}).Check(fr("f.txt", "a\n", "a\n")); err != nil {
 		t.Errorf("Check: %v, want none: the input's shape is right", err)
 	}
 	r := runTool(t, FindAndReplaceTool{}, env, fr("f.txt", "a\n", "a\n"))

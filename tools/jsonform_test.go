@@ -83,15 +83,15 @@ func carried(c parser.ToolCall, call map[string]any) string {
 			return "runs " + q(got) + ", not " + q(want)
 		}
 	case WriteFile:
-		p, blocks, _ := writeArgs(c.Input)
+		w, _ := writeArgs(c.Input)
 		want := field("content")
 		if want != "" && !strings.HasSuffix(want, "\n") {
 			want += "\n"
 		}
-		if got := blocks[0].Content; got != want {
+		if got := w.blocks[0].Content; got != want {
 			return "writes " + q(got) + ", not " + q(want)
 		}
-		return samePath(p, field("path"))
+		return samePath(w.path, field("path"))
 	case FindAndReplace:
 		e, _ := editArgs(c.Input)
 		if e.find != field("find") || e.replace != field("replace") {
@@ -99,8 +99,8 @@ func carried(c parser.ToolCall, call map[string]any) string {
 		}
 		return samePath(e.path, field("path"))
 	case ReadFile:
-		p, _, _, _ := readArgs(c.Input)
-		return samePath(p, field("path"))
+		r, _ := readArgs(c.Input)
+		return samePath(r.path, field("path"))
 	}
 	return ""
 }

@@ -3,10 +3,10 @@ package tools
 import (
 	"context"
 	"fmt"
-	"github.com/devagent/dev/parser"
 	"strings"
 
 	"github.com/devagent/dev/bgproc"
+	"github.com/devagent/dev/parser"
 )
 
 // KillBackground is the tool's name, as the protocol spells it.
@@ -24,17 +24,12 @@ func (KillBackgroundTool) Doc() Doc {
 }
 
 // Check implements Tool.
-func (KillBackgroundTool) Check(input string) error {
-	return checkProcID(KillBackground, KillBackgroundTool{}.Doc().Example, input)
+func (t KillBackgroundTool) Check(input string) (Checked, error) {
+	return Bind(input, readProcID(t), t.run)
 }
 
-// Run implements Tool.
-func (t KillBackgroundTool) Run(_ context.Context, env *Env, input string) Result {
-	id := procID(input)
+func (KillBackgroundTool) run(_ context.Context, env *Env, id string) Result {
 	res := Result{Tool: KillBackground, Summary: id}
-	if err := t.Check(input); err != nil {
-		return res.fail(err.Error())
-	}
 	if env.Background == nil {
 		return res.fail(unknownProc(id).Error())
 	}

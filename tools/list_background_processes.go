@@ -3,9 +3,10 @@ package tools
 import (
 	"context"
 	"fmt"
+	"strings"
+
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/textfmt"
-	"strings"
 )
 
 // ListBackground is the tool's name, as the protocol spells it.
@@ -23,10 +24,11 @@ func (ListBackgroundTool) Doc() Doc {
 }
 
 // Check implements Tool: any input is accepted and ignored.
-func (ListBackgroundTool) Check(string) error { return nil }
+func (t ListBackgroundTool) Check(input string) (Checked, error) {
+	return Bind(input, AsWritten, t.run)
+}
 
-// Run implements Tool.
-func (ListBackgroundTool) Run(_ context.Context, env *Env, _ string) Result {
+func (ListBackgroundTool) run(_ context.Context, env *Env, _ string) Result {
 	res := Result{Tool: ListBackground, Summary: "background processes", OK: true}
 	if env.Background == nil {
 		res.Output = "No background processes."
@@ -41,7 +43,7 @@ func (ListBackgroundTool) Run(_ context.Context, env *Env, _ string) Result {
 	for _, i := range list {
 		fmt.Fprintf(&b, "%s (%s", i.ID, procState(i))
 		if i.Unread > 0 {
-			fmt.Fprintf(&b, ", %s unread", formatSize(i.Unread))
+			fmt.Fprintf(&b, ", %s unread", textfmt.Size(i.Unread))
 		}
 		fmt.Fprintf(&b, "): %s\n", textfmt.Summary(i.Command, 100))
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/devagent/dev/parser"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/devagent/dev/ignore"
+	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/textfmt"
 )
 
@@ -43,22 +43,23 @@ func listArg(input string) string {
 // isGlob reports whether p holds doublestar meta characters.
 func isGlob(p string) bool { return strings.ContainsAny(p, "*?[{") }
 
-// Check implements Tool.
-func (ListDirectoryTool) Check(input string) error {
-	if p := listArg(input); isGlob(p) && !doublestar.ValidatePattern(filepath.ToSlash(p)) {
-		return fmt.Errorf("LIST_DIRECTORY: %q is not a valid glob (check the brackets and braces). Expected a path or a glob, e.g.:\n%s",
+// readList reads the input: the path or glob to list, a glob checked.
+func readList(input string) (string, error) {
+	p := listArg(input)
+	if isGlob(p) && !doublestar.ValidatePattern(filepath.ToSlash(p)) {
+		return "", fmt.Errorf("LIST_DIRECTORY: %q is not a valid glob (check the brackets and braces). Expected a path or a glob, e.g.:\n%s",
 			p, ListDirectoryTool{}.Doc().Example)
 	}
-	return nil
+	return p, nil
 }
 
-// Run implements Tool.
-func (t ListDirectoryTool) Run(ctx context.Context, env *Env, input string) Result {
-	arg := listArg(input)
+// Check implements Tool.
+func (t ListDirectoryTool) Check(input string) (Checked, error) {
+	return Bind(input, readList, t.run)
+}
+
+func (ListDirectoryTool) run(ctx context.Context, env *Env, arg string) Result {
 	r := Result{Tool: ListDirectory, Summary: arg}
-	if err := t.Check(input); err != nil {
-		return r.fail(err.Error())
-	}
 	abs := resolve(env.Dir, arg)
 	info, err := os.Stat(abs)
 	switch {
@@ -66,7 +67,7 @@ func (t ListDirectoryTool) Run(ctx context.Context, env *Env, input string) Resu
 		disp := display(env.Dir, abs)
 		r.Attrs = [][2]string{{"path", disp}}
 		r.OK = true
-		r.Output = fmt.Sprintf("%s is a file (%s), not a directory; use READ_FILE to read it.", disp, formatSize(info.Size()))
+		r.Output = fmt.Sprintf("%s is a file (%s), not a directory; use READ_FILE to read it.", disp, textfmt.Size(info.Size()))
 		return r
 	case err == nil:
 		return listTree(ctx, env, abs, r)

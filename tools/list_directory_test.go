@@ -87,7 +87,7 @@ func TestListDirectoryPaths(t *testing.T) {
 	if want := "sub/\n├── .gitignore\n├── keep.log\n└── z.go"; r.Output != want || r.Attrs[0][1] != "sub" {
 		t.Errorf("absolute path: %q %v", r.Output, r.Attrs)
 	}
-	if err := (ListDirectoryTool{}).Check("src/[a"); err == nil || !strings.Contains(err.Error(), "not a valid glob") {
+	if _, err := (ListDirectoryTool{}).Check("src/[a"); err == nil || !strings.Contains(err.Error(), "not a valid glob") {
 		t.Errorf("Check of a bad glob = %v", err)
 	}
 }
@@ -177,7 +177,7 @@ func TestScanUnreadableAndLimit(t *testing.T) {
 func TestListDirectoryBelowAFile(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t, map[string]string{"f": ""})
-	r := ListDirectoryTool{}.Run(context.Background(), env, "f/x")
+	r := runTool(t, ListDirectoryTool{}, env, "f/x")
 	if r.OK || !strings.HasPrefix(r.Output, "Error: cannot open f/x: not a directory") {
 		t.Errorf("%q", r.Output)
 	}

@@ -3,7 +3,6 @@
 package tools
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,7 +37,7 @@ func TestCommandOutputComesLive(t *testing.T) {
 		case <-time.After(30 * time.Second):
 		}
 	}()
-	r := CommandTool{}.Run(context.Background(), env, "echo first; while [ ! -e go-on ]; do sleep 0.01; done; echo second >&2")
+	r := runTool(t, CommandTool{}, env, "echo first; while [ ! -e go-on ]; do sleep 0.01; done; echo second >&2")
 	if !r.OK {
 		t.Fatalf("the command did not finish well (the live output never came?): %+v", r)
 	}

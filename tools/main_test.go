@@ -58,10 +58,17 @@ func readFile(t *testing.T, p string) string {
 // runTool runs tool after checking that its input passes Check.
 func runTool(t *testing.T, tool Tool, env *Env, input string) Result {
 	t.Helper()
-	if err := tool.Check(input); err != nil {
+	return runToolCtx(t, context.Background(), tool, env, input)
+}
+
+// runToolCtx is runTool under ctx.
+func runToolCtx(t *testing.T, ctx context.Context, tool Tool, env *Env, input string) Result {
+	t.Helper()
+	call, err := tool.Check(input)
+	if err != nil {
 		t.Fatalf("Check(%q) = %v", input, err)
 	}
-	r := tool.Run(context.Background(), env, input)
+	r := call.Run(ctx, env)
 	if r.Tool != tool.Name() {
 		t.Errorf("Result.Tool = %q, want %q", r.Tool, tool.Name())
 	}

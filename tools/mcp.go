@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/devagent/dev/textfmt"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/devagent/dev/capture"
 	"github.com/devagent/dev/mcp"
 	"github.com/devagent/dev/parser"
+	"github.com/devagent/dev/textfmt"
 )
 
 // BriefLineMax bounds the line the system prompt gives an MCP tool ("- " +
@@ -132,30 +133,27 @@ func textPosition(s string, off int) (line, col int) {
 
 // Check implements Tool: the input must be a JSON object the schema
 // accepts.
-func (m MCPTool) Check(input string) error {
-	args, err := m.args(input)
-	if err == nil {
-		err = m.t.Validate(args)
-	}
-	if err != nil {
-		return fmt.Errorf("%v. %s with input %s shows the tool's input schema", err, ToolHelp, m.Name())
-	}
-	return nil
+func (m MCPTool) Check(input string) (Checked, error) {
+	return Bind(input, m.read, m.run)
 }
 
-// Run implements Tool.
-func (m MCPTool) Run(ctx context.Context, env *Env, input string) Result {
-	name := m.Name()
-	r := Result{Tool: name, Summary: textfmt.Summary(input, 80), ExitCode: 1}
+// read reads the input into the arguments of the call, checked against
+// the tool's input schema.
+func (m MCPTool) read(input string) (map[string]any, error) {
 	args, err := m.args(input)
 	if err == nil {
 		err = m.t.Validate(args)
 	}
 	if err != nil {
-		return r.fail(fmt.Sprintf("%v. %s with input %s shows the tool's input schema.", err, ToolHelp, name))
+		return nil, fmt.Errorf("%v. %s with input %s shows the tool's input schema", err, ToolHelp, m.Name())
 	}
+	return args, nil
+}
+
+func (m MCPTool) run(ctx context.Context, env *Env, args map[string]any) Result {
+	name := m.Name()
 	compact, _ := json.Marshal(args)
-	r.Summary = textfmt.Summary(string(compact), 80)
+	r := Result{Tool: name, Summary: textfmt.Summary(string(compact), 80), ExitCode: 1}
 	// The audit sees MCP calls among the commands run, as the approval
 	// modes treat them as commands.
 	r.Command = name + " " + textfmt.Summary(string(compact), 200)
@@ -170,9 +168,9 @@ func (m MCPTool) Run(ctx context.Context, env *Env, input string) Result {
 	if err != nil {
 		return r.fail(err.Error() + ".")
 	}
-	out := newOutput(env.OutputDir, env.Spills)
+	out := capture.New(env.OutputDir, env.Spills)
 	_, _ = out.Write([]byte(renderContent(res)))
-	out.close()
+	out.Close()
 	if res.IsError {
 		return r.fail(fmt.Sprintf("%s reported an error:\n%s", name, out.String()))
 	}
@@ -208,7 +206,7 @@ func sizeOf(n int64) string {
 	if n < 0 {
 		return ""
 	}
-	return formatSize(n)
+	return textfmt.Size(n)
 }
 
 // paren writes the non-empty items as " (a, b)".

@@ -2,9 +2,9 @@ package tools
 
 import (
 	"context"
-	"github.com/devagent/dev/parser"
 
 	"github.com/devagent/dev/bgproc"
+	"github.com/devagent/dev/parser"
 )
 
 // ReadBackground is the tool's name, as the protocol spells it.
@@ -22,17 +22,12 @@ func (ReadBackgroundTool) Doc() Doc {
 }
 
 // Check implements Tool.
-func (ReadBackgroundTool) Check(input string) error {
-	return checkProcID(ReadBackground, ReadBackgroundTool{}.Doc().Example, input)
+func (t ReadBackgroundTool) Check(input string) (Checked, error) {
+	return Bind(input, readProcID(t), t.run)
 }
 
-// Run implements Tool.
-func (t ReadBackgroundTool) Run(_ context.Context, env *Env, input string) Result {
-	id := procID(input)
+func (ReadBackgroundTool) run(_ context.Context, env *Env, id string) Result {
 	res := Result{Tool: ReadBackground, Summary: id}
-	if err := t.Check(input); err != nil {
-		return res.fail(err.Error())
-	}
 	if env.Background == nil {
 		return res.fail(unknownProc(id).Error())
 	}

@@ -6,14 +6,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/devagent/dev/parser"
-	"github.com/devagent/dev/textfmt"
 	"io"
 	"os"
 	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/devagent/dev/parser"
+	"github.com/devagent/dev/textfmt"
 )
 
 // ReadFile is the tool's name, as the protocol spells it.
@@ -42,14 +43,25 @@ var lineRange = regexp.MustCompile(`^(.*?)(?::|\s+)(\d+)\s*-\s*(\d+)$`)
 // rangeOnly matches what may follow a quoted path: 40-80 or :40-80.
 var rangeOnly = regexp.MustCompile(`^:?\s*(\d+)\s*-\s*(\d+)$`)
 
+// readInput is READ_FILE's input as Check reads it.
+type readInput struct {
+	path     string
+	from, to int // 0 without a range
+	// whole is the first line as one path, range and all: a file of that
+	// name, when it exists, is read instead ("report 2024-2025").
+	whole string
+	// summary is the input in a line, the result's before the path is
+	// resolved.
+	summary string
+}
+
 // readArgs parses `"a.go"`, `"a.go" 40-80`, `a.go:40-80` or `a.go 40-80`.
-// from and to are 0 without a range.
-func readArgs(input string) (path string, from, to int, err error) {
+func readArgs(input string) (readInput, error) {
 	line, _ := splitFirstLine(input)
 	if line == "" {
-		return "", 0, 0, fmt.Errorf("READ_FILE needs a path. Expected a path, optionally with a line range, e.g.:\n%s", readExample())
+		return readInput{}, fmt.Errorf("READ_FILE needs a path. Expected a path, optionally with a line range, e.g.:\n%s", readExample())
 	}
-	var rest string
+	var path, rest string
 	if q := line[0]; isQuote(q) {
 		if end := strings.IndexByte(line[1:], q); end >= 0 {
 			path, rest = line[1:1+end], strings.TrimSpace(line[2+end:])
@@ -64,21 +76,21 @@ func readArgs(input string) (path string, from, to int, err error) {
 	}
 	path = strings.TrimSpace(path)
 	if path == "" {
-		return "", 0, 0, fmt.Errorf("READ_FILE needs a path. Expected a path, optionally with a line range, e.g.:\n%s", readExample())
+		return readInput{}, fmt.Errorf("READ_FILE needs a path. Expected a path, optionally with a line range, e.g.:\n%s", readExample())
 	}
 	if rest == "" {
-		return path, 0, 0, nil
+		return readInput{path: path}, nil
 	}
 	m := rangeOnly.FindStringSubmatch(rest)
 	if m == nil {
-		return "", 0, 0, fmt.Errorf("READ_FILE: cannot read the line range %q. Write it as two line numbers after the path, e.g.:\n%s", rest, readExample())
+		return readInput{}, fmt.Errorf("READ_FILE: cannot read the line range %q. Write it as two line numbers after the path, e.g.:\n%s", rest, readExample())
 	}
-	from, _ = strconv.Atoi(m[1])
-	to, _ = strconv.Atoi(m[2])
+	from, _ := strconv.Atoi(m[1])
+	to, _ := strconv.Atoi(m[2])
 	// A range that ends before it starts is well formed, like a path that
-	// does not exist: Run says so (a reply shaped by the server's grammar,
+	// does not exist: run says so (a reply shaped by the server's grammar,
 	// which cannot compare numbers, must never be a format error).
-	return path, max(from, 1), max(to, 1), nil
+	return readInput{path: path, from: max(from, 1), to: max(to, 1), whole: unquote(line), summary: textfmt.Summary(input, 80)}, nil
 }
 
 // backwards is the failure of a line range that ends before it starts.
@@ -94,24 +106,17 @@ func exists(p string) bool {
 func readExample() string { return ReadFileTool{}.Doc().Example }
 
 // Check implements Tool.
-func (ReadFileTool) Check(input string) error {
-	_, _, _, err := readArgs(input)
-	return err
+func (t ReadFileTool) Check(input string) (Checked, error) {
+	return Bind(input, readArgs, t.run)
 }
 
-// Run implements Tool.
-func (ReadFileTool) Run(ctx context.Context, env *Env, input string) Result {
-	p, from, to, err := readArgs(input)
-	r := Result{Tool: ReadFile, Summary: textfmt.Summary(input, 80)}
-	if err != nil {
-		return r.fail(err.Error())
+func (ReadFileTool) run(ctx context.Context, env *Env, in readInput) Result {
+	p, from, to := in.path, in.from, in.to
+	// A name such as "report 2024-2025" that exists is a path, not a range.
+	if from > 0 && in.whole != p && exists(resolve(env.Dir, in.whole)) {
+		p, from, to = in.whole, 0, 0
 	}
-	if line, _ := splitFirstLine(input); from > 0 {
-		// A name such as "report 2024-2025" that exists is a path, not a range.
-		if whole := unquote(line); whole != p && exists(resolve(env.Dir, whole)) {
-			p, from, to = whole, 0, 0
-		}
-	}
+	r := Result{Tool: ReadFile, Summary: in.summary}
 	if from > to {
 		return r.fail(backwards(from, to))
 	}
@@ -142,7 +147,7 @@ func (ReadFileTool) Run(ctx context.Context, env *Env, input string) Result {
 	}
 	if isBinary(head) {
 		return r.fail(fmt.Sprintf("%s is a binary file (%s); READ_FILE shows text only. Inspect it with COMMAND instead (e.g. `file`, `xxd | head`).",
-			disp, formatSize(info.Size())))
+			disp, textfmt.Size(info.Size())))
 	}
 	rd, err := readLines(f, from, to)
 	if err != nil {
@@ -344,6 +349,3 @@ func TextOf(content, disp string) TextFile {
 	rd, _ := readLines(strings.NewReader(content), 0, 0) // a strings.Reader never fails
 	return TextFile{Text: rd.body(disp), Lines: rd.total, Size: size}
 }
-
-// SizeText writes a byte count as the tools do: 512 bytes, 12.3 KB.
-func SizeText(n int64) string { return formatSize(n) }

@@ -145,7 +145,7 @@ func TestReadFileCheck(t *testing.T) {
 		{`"a.go" lines`, `READ_FILE: cannot read the line range "lines".`},
 	}
 	for _, tt := range tests {
-		err := ReadFileTool{}.Check(tt.input)
+		_, err := ReadFileTool{}.Check(tt.input)
 		if err == nil || !strings.HasPrefix(err.Error(), tt.want) || !strings.Contains(err.Error(), `"src/main.go" 1-120`) {
 			t.Errorf("Check(%q) = %v, want %q and the example", tt.input, err, tt.want)
 		}
@@ -157,7 +157,7 @@ func TestReadFileCheck(t *testing.T) {
 func TestReadFileBackwardsRange(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t, map[string]string{"a.go": "package a\n"})
-	if err := (ReadFileTool{}).Check(`"a.go" 80-40`); err != nil {
+	if _, err := (ReadFileTool{}).Check(`"a.go" 80-40`); err != nil {
 		t.Errorf("Check: %v, want none: the input's shape is right", err)
 	}
 	r := runTool(t, ReadFileTool{}, env, `"a.go" 80-40`)

@@ -55,7 +55,7 @@ func TestDocs(t *testing.T) {
 			}
 		}
 		tool, _ := Worker().Lookup(d.Name)
-		if err := tool.Check(d.Example); err != nil {
+		if _, err := tool.Check(d.Example); err != nil {
 			t.Errorf("%s: the example fails Check: %v", d.Name, err)
 		}
 		if d.Name != UpdateTaskList && d.Name != ListBackground && d.Example == "" {

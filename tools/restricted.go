@@ -8,9 +8,10 @@ import (
 
 // Restricted is a set of tools of which only some run (plan mode and
 // /init, SPEC §17). Every tool keeps its name, its documentation and its
-// input check, so that a reply parses as it would with the whole set and
-// the model's prompt and grammar need not change; running one that is not
-// allowed is refused, nothing done, with Why.
+// input check (a tool that runs in another's place reads the input as
+// that one does), so that a reply parses as it would with the whole set
+// and the model's prompt and grammar need not change; running one that
+// is not allowed is refused, nothing done, with Why.
 type Restricted struct {
 	Tools *Registry
 	// Allow says what runs in place of a tool of Tools: the tool itself,
@@ -39,14 +40,15 @@ func (r Restricted) Lookup(name string) (Tool, bool) {
 	return t, true
 }
 
-// insteadTool is a tool whose runs are another's.
+// insteadTool is a tool whose runs are another's: that one reads the
+// input, as the tool would (plan mode's COMMAND reads it as COMMAND).
 type insteadTool struct {
 	Tool
 	run Tool
 }
 
-func (t insteadTool) Run(ctx context.Context, env *Env, input string) Result {
-	return t.run.Run(ctx, env, input)
+func (t insteadTool) Check(input string) (Checked, error) {
+	return t.run.Check(input)
 }
 
 // refusedTool is a tool that does not run.
@@ -55,6 +57,15 @@ type refusedTool struct {
 	why string
 }
 
-func (t refusedTool) Run(_ context.Context, _ *Env, input string) Result {
+// Check reads the input with the tool's own check, so that a malformed
+// input is told as it would be, and binds the refusal.
+func (t refusedTool) Check(input string) (Checked, error) {
+	if _, err := t.Tool.Check(input); err != nil {
+		return nil, err
+	}
+	return Bind(input, AsWritten, t.refuse)
+}
+
+func (t refusedTool) refuse(_ context.Context, _ *Env, input string) Result {
 	return Result{Tool: t.Name(), Summary: textfmt.FirstLine(input)}.refuse(t.why)
 }

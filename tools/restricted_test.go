@@ -31,11 +31,11 @@ func TestRestricted(t *testing.T) {
 	if !ok || write.Doc().Description != (WriteFileTool{}).Doc().Description {
 		t.Fatalf("WRITE_FILE: %v %+v", ok, write)
 	}
-	if err := write.Check("a.txt"); err == nil {
+	if _, err := write.Check("a.txt"); err == nil {
 		t.Error("the refused tool's input is not checked")
 	}
 	dir := t.TempDir()
-	res := write.Run(context.Background(), &Env{Dir: dir}, "a.txt\n```\nx\n```")
+	res := runTool(t, write, &Env{Dir: dir}, "a.txt\n```\nx\n```")
 	if res.OK || res.Output != "Refused: WRITE_FILE is not allowed here." || res.Tool != WriteFile || res.Summary != "a.txt" {
 		t.Errorf("refused WRITE_FILE: %+v", res)
 	}
@@ -43,7 +43,11 @@ func TestRestricted(t *testing.T) {
 		t.Errorf("READ_FILE runs as %T", read)
 	}
 	cmd, _ := set.Lookup(Command)
-	if res := cmd.Run(context.Background(), &Env{Dir: dir}, "all done"); !res.Done || cmd.Name() != Command {
+	call, err := cmd.Check("all done")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := call.Run(context.Background(), &Env{Dir: dir}); !res.Done || cmd.Name() != Command {
 		t.Errorf("COMMAND in place: %s %+v", cmd.Name(), res)
 	}
 	if _, ok := set.Lookup("NOPE"); ok {

@@ -31,7 +31,7 @@ func (e *Env) CheckCommand(line string) error {
 // hand-over and sandbox. extraEnv is added to the environment. command is
 // the line as the caller got it; the deny rules are checked on it first.
 func RunArgs(ctx context.Context, env *Env, command string, argv, extraEnv []string) Result {
-	return newRunner(env).run(ctx, job{tool: Command, command: command, argv: nonNil(argv), env: extraEnv})
+	return runCommand(ctx, env, job{tool: Command, command: command, argv: nonNil(argv), env: extraEnv})
 }
 
 // refuse marks r as refused: nothing was done, for the reason given.

@@ -14,15 +14,17 @@ func Target(dir, tool, input string) (path string, line int, ok bool) {
 	var p string
 	switch tool {
 	case ReadFile:
-		var err error
-		if p, line, _, err = readArgs(input); err != nil {
+		in, err := readArgs(input)
+		if err != nil {
 			return "", 0, false
 		}
+		p, line = in.path, in.from
 	case WriteFile:
-		var err error
-		if p, _, err = writeArgs(input); err != nil {
+		in, err := writeArgs(input)
+		if err != nil {
 			return "", 0, false
 		}
+		p = in.path
 	case FindAndReplace:
 		e, err := editArgs(input)
 		if err != nil {

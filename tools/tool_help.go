@@ -3,8 +3,9 @@ package tools
 import (
 	"context"
 	"fmt"
-	"github.com/devagent/dev/parser"
 	"strings"
+
+	"github.com/devagent/dev/parser"
 )
 
 // ToolHelp is the name of the tool that documents the others.
@@ -36,26 +37,21 @@ func (t ToolHelpTool) Doc() Doc {
 }
 
 // Check implements Tool.
-func (ToolHelpTool) Check(input string) error {
-	if helpArg(input) == "" {
-		return fmt.Errorf("%s needs a tool name, e.g.:\n%s", ToolHelp, ToolHelpTool{}.Doc().Example)
-	}
-	return nil
+func (t ToolHelpTool) Check(input string) (Checked, error) {
+	return Bind(input, readHelp, t.run)
 }
 
-// helpArg is the tool name in the input, without markup.
-func helpArg(input string) string {
+// readHelp reads the tool name in the input, without markup.
+func readHelp(input string) (string, error) {
 	line, _ := splitFirstLine(input)
-	return strings.Trim(line, "`*\"' \t")
+	if name := strings.Trim(line, "`*\"' \t"); name != "" {
+		return name, nil
+	}
+	return "", fmt.Errorf("%s needs a tool name, e.g.:\n%s", ToolHelp, ToolHelpTool{}.Doc().Example)
 }
 
-// Run implements Tool.
-func (t ToolHelpTool) Run(_ context.Context, _ *Env, input string) Result {
-	name := helpArg(input)
+func (t ToolHelpTool) run(_ context.Context, _ *Env, name string) Result {
 	r := Result{Tool: ToolHelp, Summary: name}
-	if err := t.Check(input); err != nil {
-		return r.fail(err.Error())
-	}
 	tool, ok := t.registry.Lookup(name)
 	if !ok {
 		// The model may have changed the case: names of MCP tools are

@@ -14,8 +14,8 @@ func (b briefTool) Name() string { return b.name }
 func (b briefTool) Doc() Doc {
 	return Doc{Name: b.name, Description: "Does things. In detail.", Brief: "Does things.", Schema: "{\n  \"type\": \"object\"\n}"}
 }
-func (briefTool) Check(string) error { return nil }
-func (b briefTool) Run(context.Context, *Env, string) Result {
+func (b briefTool) Check(input string) (Checked, error) { return Bind(input, AsWritten, b.run) }
+func (b briefTool) run(context.Context, *Env, string) Result {
 	return Result{Tool: b.name, OK: true}
 }
 
@@ -77,12 +77,14 @@ func TestToolHelp(t *testing.T) {
 		{"READ_FILE", true, "READ_FILE\n" + ReadFileTool{}.Doc().Description + "\n\nExample input:\n" + ReadFileTool{}.Doc().Example},
 		{"read_file", true, "READ_FILE\n"},
 		{"srv.GETITEM", false, `Error: there is no tool "srv.GETITEM". The tools are: ` + strings.Join(r.Names(), ", ") + "."},
-		{"", false, "Error: TOOL_HELP needs a tool name, e.g.:\ngithub.create_issue"},
 	}
 	for _, tt := range tests {
-		res := help.Run(context.Background(), env, tt.input)
+		res := runTool(t, help, env, tt.input)
 		if res.OK != tt.ok || !strings.HasPrefix(res.Output, tt.want) || (tt.ok && tt.input != "read_file" && res.Output != tt.want) {
 			t.Errorf("TOOL_HELP %q = %v %q\nwant %v %q", tt.input, res.OK, res.Output, tt.ok, tt.want)
 		}
+	}
+	if _, err := help.Check(""); err == nil || err.Error() != "TOOL_HELP needs a tool name, e.g.:\ngithub.create_issue" {
+		t.Errorf("TOOL_HELP without a name: Check = %v", err)
 	}
 }

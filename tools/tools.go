@@ -1,16 +1,20 @@
-// Package tools implements the worker's tools: each takes the raw text of a
-// `## Tool Input` section and returns a Result for the model. Tools never
-// print; failures the model can fix are results with OK false, not Go errors.
+// Package tools implements the protocol's tools, one file each: its doc,
+// its input (the raw text of a `## Tool Input` section, read once by its
+// Check into the type its run takes), its run and the Result for the
+// model. Tools never print; failures the model can fix are results with OK
+// false, not Go errors. How a command runs is bgproc's (Foreground), and
+// what it prints, as kept for the model and on disk, is capture's; the
+// tools decide whether it may run (SPEC §13) and what the model is told.
 package tools
 
 import (
 	"context"
-	"github.com/devagent/dev/parser"
-	"os/exec"
 	"time"
 
 	"github.com/devagent/dev/bgproc"
+	"github.com/devagent/dev/capture"
 	"github.com/devagent/dev/guard"
+	"github.com/devagent/dev/parser"
 )
 
 // Env is what tools need from the run.
@@ -25,7 +29,7 @@ type Env struct {
 	// secrets in the files as they are written and keeps the files under
 	// SessionSpillMax in all. Nil: the files are written as printed, each
 	// capped alone.
-	Spills *Spills
+	Spills *capture.Spills
 	// Ask puts a question to the user (interactive mode only).
 	Ask func(ctx context.Context, question string) (string, error)
 	// Background takes over commands still running after CommandTimeout and
@@ -41,35 +45,20 @@ type Env struct {
 	WritableRoots []string
 	// Sandbox, when set, confines every command the tools start and all
 	// its descendants (config sandbox: workspace).
-	Sandbox Sandbox
+	Sandbox bgproc.Sandbox
 	// Approve is asked before a command starts or a file changes (approval
 	// modes); nil approves everything. Refused actions are not done.
 	Approve func(ctx context.Context, a Action) Verdict
 	// Groups marks and records every command as it starts (a
 	// *reaper.Reaper), so that none outlives dev, not even when dev is
 	// killed. Nil: neither.
-	Groups Groups
+	Groups bgproc.Groups
 	// Live, when set, receives what a foreground command prints as it
 	// prints it (stdout and stderr, in order), until the command ends or
 	// moves to the background: the terminal shows it while it runs. It is
 	// called from the goroutine reading the command's output, so it must
 	// not block; the bytes are only valid during the call.
 	Live func(p []byte)
-}
-
-// Groups marks the processes of commands and records their groups.
-type Groups interface {
-	// Env is added to every command's environment: the mark by which what
-	// a command started is found, whatever group it moves to.
-	Env() []string
-	// Record notes the group led by pid, a command just started.
-	Record(pid int) error
-}
-
-// Sandbox confines a command before it starts (a *sandbox.Sandbox): it
-// rewrites cmd so that the program runs under the confinement, or fails.
-type Sandbox interface {
-	Wrap(cmd *exec.Cmd) error
 }
 
 // Background keeps processes running past their foreground command (a
@@ -119,11 +108,41 @@ const (
 type Tool interface {
 	Name() string
 	Doc() Doc
-	// Check validates the input's shape before anything runs (e.g. WRITE_FILE
-	// without a code block). Its error message is written for the model.
-	Check(input string) error
-	Run(ctx context.Context, env *Env, input string) Result
+	// Check reads the input (the raw text of its `## Tool Input`
+	// section) before anything runs, and returns it as the tool's run
+	// takes it, bound to that run: the input is read once, here. Its
+	// error (e.g. WRITE_FILE without a code block) is written for the
+	// model.
+	Check(input string) (Checked, error)
 }
+
+// Checked is a tool's input as its Check read it, bound to the tool's
+// run: all the calls of a reply are checked before any runs.
+type Checked interface {
+	Run(ctx context.Context, env *Env) Result
+}
+
+// Bind reads input with read and binds what it read to run: what a
+// tool's Check returns, so that run takes the typed input and never the
+// text. A read that fails is the error for the model.
+func Bind[In any](input string, read func(string) (In, error), run func(context.Context, *Env, In) Result) (Checked, error) {
+	in, err := read(input)
+	if err != nil {
+		return nil, err
+	}
+	return bound[In]{in: in, run: run}, nil
+}
+
+type bound[In any] struct {
+	in  In
+	run func(context.Context, *Env, In) Result
+}
+
+func (b bound[In]) Run(ctx context.Context, env *Env) Result { return b.run(ctx, env, b.in) }
+
+// AsWritten reads an input as the model wrote it: for a tool that takes
+// any text (a custom tool's stdin) or none.
+func AsWritten(input string) (string, error) { return input, nil }
 
 // Result is the outcome of one tool call.
 type Result struct {

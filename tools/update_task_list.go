@@ -22,9 +22,10 @@ func (UpdateTaskListTool) Doc() Doc {
 }
 
 // Check implements Tool: any input is accepted and ignored.
-func (UpdateTaskListTool) Check(string) error { return nil }
+func (t UpdateTaskListTool) Check(input string) (Checked, error) {
+	return Bind(input, AsWritten, t.run)
+}
 
-// Run implements Tool.
-func (UpdateTaskListTool) Run(context.Context, *Env, string) Result {
+func (UpdateTaskListTool) run(context.Context, *Env, string) Result {
 	return Result{Tool: UpdateTaskList, Summary: "task list", OK: true, Output: "Task list updated."}
 }

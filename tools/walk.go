@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"fmt"
-	"github.com/devagent/dev/textfmt"
 	"io/fs"
 	"path"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/devagent/dev/ignore"
+	"github.com/devagent/dev/textfmt"
 )
 
 const (

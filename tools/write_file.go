@@ -22,38 +22,36 @@ func (WriteFileTool) Doc() Doc {
 	return describe(WriteFile, "write_file", parser.InputFileBlock, ReachItsFiles, nil)
 }
 
-func writeArgs(input string) (path string, blocks []parser.CodeBlock, err error) {
+// writeInput is WRITE_FILE's input as Check reads it.
+type writeInput struct {
+	path   string
+	blocks []parser.CodeBlock // the first is the content
+}
+
+func writeArgs(input string) (writeInput, error) {
 	path, rest, ok := pathInput(input)
 	if !ok {
-		return "", nil, fmt.Errorf("WRITE_FILE needs the file's path on the first line, then one fenced code block with the whole content, e.g.:\n%s",
+		return writeInput{}, fmt.Errorf("WRITE_FILE needs the file's path on the first line, then one fenced code block with the whole content, e.g.:\n%s",
 			WriteFileTool{}.Doc().Example)
 	}
-	blocks = parser.CodeBlocks(rest)
+	blocks := parser.CodeBlocks(rest)
 	if len(blocks) == 0 {
-		return "", nil, fmt.Errorf("WRITE_FILE for %s has no fenced code block. Put the whole file content in one block after the path, e.g.:\n%s",
+		return writeInput{}, fmt.Errorf("WRITE_FILE for %s has no fenced code block. Put the whole file content in one block after the path, e.g.:\n%s",
 			path, WriteFileTool{}.Doc().Example)
 	}
-	return path, blocks, nil
+	return writeInput{path: path, blocks: blocks}, nil
 }
 
 // Check implements Tool.
-func (WriteFileTool) Check(input string) error {
-	_, _, err := writeArgs(input)
-	return err
+func (t WriteFileTool) Check(input string) (Checked, error) {
+	return Bind(input, writeArgs, t.run)
 }
 
-// Run implements Tool.
-func (WriteFileTool) Run(ctx context.Context, env *Env, input string) Result {
-	p, blocks, err := writeArgs(input)
-	r := Result{Tool: WriteFile, Summary: textfmt.Summary(input, 80)}
-	if err != nil {
-		return r.fail(err.Error())
-	}
-	abs := resolve(env.Dir, p)
+func (WriteFileTool) run(ctx context.Context, env *Env, in writeInput) Result {
+	abs := resolve(env.Dir, in.path)
 	disp := display(env.Dir, abs)
-	r.Summary = disp
-	r.Attrs = [][2]string{{"path", disp}}
-	content := blocks[0].Content
+	r := Result{Tool: WriteFile, Summary: disp, Attrs: [][2]string{{"path", disp}}}
+	content := in.blocks[0].Content
 	if why := writeRefusal(env, abs); why != "" {
 		return r.refuse(why)
 	}
@@ -74,7 +72,7 @@ func (WriteFileTool) Run(ctx context.Context, env *Env, input string) Result {
 		verb = "created"
 	}
 	r.Output = fmt.Sprintf("File %s: %s (%s, %s).", verb, disp, textfmt.Plural(countLines(content), "line"), textfmt.Plural(len(content), "byte"))
-	switch n := len(blocks) - 1; {
+	switch n := len(in.blocks) - 1; {
 	case n == 1:
 		r.Output += " Only the first code block was written; the block after it was ignored."
 	case n > 1:

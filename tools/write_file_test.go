@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -117,13 +116,9 @@ func TestWriteFileErrors(t *testing.T) {
 		{"no block", "a.go\npackage a\n", "WRITE_FILE for a.go has no fenced code block"},
 	}
 	for _, c := range checks {
-		err := WriteFileTool{}.Check(c.input)
-		if err == nil || !strings.HasPrefix(err.Error(), c.want) || !strings.Contains(err.Error(), "```") {
-			t.Errorf("%s: Check = %v, want %q… with the expected shape", c.name, err, c.want)
-		}
-		r := WriteFileTool{}.Run(context.Background(), newEnv(t, nil), c.input)
-		if r.OK || !strings.HasPrefix(r.Output, "Error: "+c.want) {
-			t.Errorf("%s: Run = %+v", c.name, r)
+		call, err := WriteFileTool{}.Check(c.input)
+		if call != nil || err == nil || !strings.HasPrefix(err.Error(), c.want) || !strings.Contains(err.Error(), "```") {
+			t.Errorf("%s: Check = %v, %v, want %q… with the expected shape", c.name, call, err, c.want)
 		}
 	}
 	env := newEnv(t, map[string]string{"dir/x": "", "file": ""})

@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/fatih/color"
-
+	"github.com/devagent/dev/capture"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/textfmt"
 	"github.com/devagent/dev/tools"
+	"github.com/fatih/color"
 )
 
 // The calm screen (SPEC §17), what normal mode shows of a step: a dim line
@@ -68,7 +68,7 @@ func (t *Terminal) calmResult(input string, r tools.Result) {
 		summary = textfmt.FirstLine(r.Summary)
 	}
 	t.toolLine(mark, c, r.Tool, summary, why)
-	cut, isCut := tools.CutOf(r.Output)
+	cut, isCut := capture.CutOf(r.Output)
 	if !r.OK {
 		t.lastLines(r.Output, cut.Note)
 	}
@@ -152,7 +152,7 @@ func (t *Terminal) lastLines(output, note string) {
 
 // cutText says what the model did not see of an output cut for it, and
 // where the whole output is.
-func (t *Terminal) cutText(c tools.Cut) string {
+func (t *Terminal) cutText(c capture.Cut) string {
 	s := fmt.Sprintf("%s %s (%s) not sent to the model", t.sym.ellipsis, textfmt.Count(c.Lines, "line"), c.Size)
 	if c.Path == "" {
 		return s + "; the whole output could not be saved"

@@ -8,14 +8,14 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/fatih/color"
-	"github.com/rivo/uniseg"
-
 	"github.com/devagent/dev/audit"
+	"github.com/devagent/dev/capture"
 	"github.com/devagent/dev/event"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/textfmt"
 	"github.com/devagent/dev/tools"
+	"github.com/fatih/color"
+	"github.com/rivo/uniseg"
 )
 
 // Verbosity of the terminal renderer.
@@ -648,7 +648,7 @@ func (t *Terminal) resultBox(r tools.Result) {
 		title, c = "Result: failed", t.red
 	}
 	t.box(title, c, r.Output, nil)
-	if cut, ok := tools.CutOf(r.Output); ok {
+	if cut, ok := capture.CutOf(r.Output); ok {
 		t.line(t.yellow.Sprint("  " + t.cutText(cut)))
 	}
 }

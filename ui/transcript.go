@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/devagent/dev/capture"
 	"github.com/devagent/dev/event"
 	"github.com/devagent/dev/parser"
 	"github.com/devagent/dev/sessions"
@@ -166,7 +167,7 @@ func (t *Terminal) shell(command string, r tools.Result) {
 	if !r.OK {
 		t.line(t.red.Sprint(t.fit("  "+t.sym.fail+" "+textfmt.FirstLine(r.Output), t.width-1)))
 	}
-	cut, isCut := tools.CutOf(r.Output)
+	cut, isCut := capture.CutOf(r.Output)
 	t.lastLines(r.Output, cut.Note)
 	if isCut {
 		t.line(t.yellow.Sprint("  " + t.cutText(cut)))

@@ -1,6 +1,6 @@
 //go:build unix
 
-package tools
+package capture
 
 import (
 	"os"
@@ -58,7 +58,7 @@ func TestSpillsNeverEmptyWhatTheyDidNotMake(t *testing.T) {
 	s := NewSpills(nil)
 	s.max = 100 << 10
 	line := strings.Repeat("n", 99) + "\n"
-	o := newOutput(dir, s)
+	o := New(dir, s)
 	for written := 0; written < 30<<10; written += len(line) {
 		o.Write([]byte(line))
 	}
@@ -72,7 +72,7 @@ func TestSpillsNeverEmptyWhatTheyDidNotMake(t *testing.T) {
 	for written := 0; written < 60<<10; written += len(line) {
 		o.Write([]byte(line))
 	}
-	o.close()
+	o.Close()
 	if len(o.emptied) != 0 {
 		t.Errorf("emptied %v: none of them is a saved output dev made", o.emptied)
 	}

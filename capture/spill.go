@@ -1,4 +1,4 @@
-package tools
+package capture
 
 import (
 	"cmp"
@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/devagent/dev/redact"
+	"github.com/devagent/dev/textfmt"
 )
 
 // SessionSpillMax bounds the saved command output of one session, all its
@@ -138,7 +139,7 @@ func (s *Spills) sized(path string, size int64, open bool) []string {
 		if f.open || f.size <= keptSize {
 			continue
 		}
-		note := fmt.Sprintf("[dev emptied this file, which held a command's saved output: a session keeps at most %s of saved output, and this was among the oldest. Run the command again to see its output.]\n", formatSize(s.max))
+		note := fmt.Sprintf("[dev emptied this file, which held a command's saved output: a session keeps at most %s of saved output, and this was among the oldest. Run the command again to see its output.]\n", textfmt.Size(s.max))
 		if err := f.empty([]byte(note)); err != nil {
 			// Not dev's to empty (or gone): not dev's to count either,
 			// else it would empty its own newer files in its place.
@@ -208,5 +209,5 @@ func emptiedNote(paths []string, max int64) string {
 	if len(paths) > len(shown) {
 		more = fmt.Sprintf(" and %d more", len(paths)-len(shown))
 	}
-	return fmt.Sprintf("[to keep this session's saved output under %s, dev emptied the oldest saved outputs: %s%s]", formatSize(max), strings.Join(shown, ", "), more)
+	return fmt.Sprintf("[to keep this session's saved output under %s, dev emptied the oldest saved outputs: %s%s]", textfmt.Size(max), strings.Join(shown, ", "), more)
 }

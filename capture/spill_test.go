@@ -1,4 +1,4 @@
-package tools
+package capture
 
 import (
 	"encoding/base64"
@@ -14,15 +14,15 @@ import (
 
 // spillOnce saves an output of n bytes through a new output of spills,
 // written in pieces, and returns it closed.
-func spillOnce(t *testing.T, dir string, spills *Spills, n int, line string) *output {
+func spillOnce(t *testing.T, dir string, spills *Spills, n int, line string) *Output {
 	t.Helper()
-	o := newOutput(dir, spills)
+	o := New(dir, spills)
 	for written := 0; written < n; written += len(line) {
 		if _, err := o.Write([]byte(line)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	o.close()
+	o.Close()
 	if o.savedPath == "" {
 		t.Fatal("nothing saved")
 	}
@@ -51,7 +51,7 @@ func TestSpillsSessionCap(t *testing.T) {
 	s := NewSpills(nil)
 	s.max = 100 << 10
 	line := strings.Repeat("z", 99) + "\n"
-	var outs []*output
+	var outs []*Output
 	for i := 0; i < 8; i++ {
 		outs = append(outs, spillOnce(t, dir, s, 40<<10, line))
 		if total, _ := dirSize(t, dir); total > s.max {
@@ -115,7 +115,7 @@ func TestSpillsMask(t *testing.T) {
 	t.Parallel()
 	const secret = "plain-token-value-1"
 	s := NewSpills(redact.New([]string{"GITHUB_TOKEN=" + secret}, ""))
-	o := newOutput(t.TempDir(), s)
+	o := New(t.TempDir(), s)
 	line := "token " + secret + " b64 " + base64.StdEncoding.EncodeToString([]byte(secret)) + "\n"
 	var stream strings.Builder
 	for stream.Len() < 300<<10 {
@@ -127,7 +127,7 @@ func TestSpillsMask(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	o.close()
+	o.Close()
 	saved := readFile(t, o.savedPath)
 	if strings.Contains(saved, secret) || strings.Contains(saved, base64.StdEncoding.EncodeToString([]byte(secret))[:12]) {
 		t.Error("the saved output holds the secret")

@@ -1,4 +1,4 @@
-package tools
+package capture
 
 import (
 	"bytes"
@@ -8,11 +8,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/devagent/dev/textfmt"
 )
 
 func TestOutputShort(t *testing.T) {
 	t.Parallel()
-	o := newOutput("", nil)
+	o := New("", nil)
 	if got := o.String(); got != "(no output)" {
 		t.Errorf("empty: %q", got)
 	}
@@ -21,7 +23,7 @@ func TestOutputShort(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	o.close()
+	o.Close()
 	if got := o.String(); got != "a\nb\uFFFD" {
 		t.Errorf("%q", got)
 	}
@@ -30,7 +32,7 @@ func TestOutputShort(t *testing.T) {
 func TestOutputLongKeepsHeadAndTailAndSavesAll(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "session")
-	o := newOutput(dir, nil)
+	o := New(dir, nil)
 	var all strings.Builder
 	line := strings.Repeat("x", 99) + "\n"
 	for i := range 2000 {
@@ -46,7 +48,7 @@ func TestOutputLongKeepsHeadAndTailAndSavesAll(t *testing.T) {
 			t.Fatal(n, err)
 		}
 	}
-	o.close()
+	o.Close()
 	got := o.String()
 	if !strings.HasPrefix(got, "FIRST\n") || !strings.HasSuffix(got, "\nLAST") {
 		t.Errorf("head or tail lost: %.20q … %q", got, got[len(got)-20:])
@@ -76,10 +78,10 @@ func TestOutputLongKeepsHeadAndTailAndSavesAll(t *testing.T) {
 
 func TestOutputCannotSave(t *testing.T) {
 	t.Parallel()
-	o := newOutput("", nil)
+	o := New("", nil)
 	big := strings.Repeat("y\n", OutputHead+OutputTail)
 	o.Write([]byte(big))
-	o.close()
+	o.Close()
 	got := o.String()
 	if !strings.Contains(got, "the full output could not be saved: no output directory was given]") {
 		t.Errorf("%s", got[OutputHead-100:OutputHead+200])
@@ -91,9 +93,9 @@ func TestOutputCannotSave(t *testing.T) {
 	if err := os.WriteFile(blocker, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	o = newOutput(filepath.Join(blocker, "sub"), nil)
+	o = New(filepath.Join(blocker, "sub"), nil)
 	o.Write([]byte(big))
-	o.close()
+	o.Close()
 	if got := o.String(); !strings.Contains(got, "the full output could not be saved: not a directory]") {
 		t.Errorf("%s", got[OutputHead-100:OutputHead+200])
 	}
@@ -129,9 +131,9 @@ func counting(t *testing.T, w io.Writer, n int64, ranges ...[2]int64) [][]byte {
 func TestOutputSpillCap(t *testing.T) {
 	t.Parallel()
 	for _, size := range []int64{SpillMax - 1<<20, 3*SpillMax + 12345} {
-		o := newOutput(t.TempDir(), nil)
+		o := New(t.TempDir(), nil)
 		want := counting(t, o, size, [2]int64{0, SpillHead}, [2]int64{size - spillTail, size}, [2]int64{0, size})
-		o.close()
+		o.Close()
 		saved := readFile(t, o.savedPath)
 		if int64(len(saved)) > SpillMax {
 			t.Errorf("%d bytes printed: saved file of %d bytes, more than %d", size, len(saved), SpillMax)
@@ -149,7 +151,7 @@ func TestOutputSpillCap(t *testing.T) {
 			t.Errorf("head (%d bytes) or tail (%d bytes) differ from what was printed", len(head), len(tail))
 		}
 		if wantNote := fmt.Sprintf("%s here (%d bytes): the output was %s in all; this file keeps its first 32 MB and its last %s",
-			formatSize(cut), cut, formatSize(size), formatSize(spillTail)); note != wantNote {
+			textfmt.Size(cut), cut, textfmt.Size(size), textfmt.Size(spillTail)); note != wantNote {
 			t.Errorf("note %q, want %q", note, wantNote)
 		}
 		got := o.String()

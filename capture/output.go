@@ -1,10 +1,11 @@
-package tools
+package capture
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"regexp"
 	"runtime"
@@ -33,14 +34,14 @@ const (
 	spillTail = SpillMax - SpillHead - spillNote
 )
 
-// output collects what a command prints. Memory stays bounded whatever it
+// Output collects what a command prints. Memory stays bounded whatever it
 // prints: it keeps the head and the tail, and once the output outgrows them
 // it writes it, from the first byte, to a file in dir: all of it up to
 // SpillMax, else its first SpillHead bytes and its last bytes (kept in a
-// second file used as a ring until close puts them in order). The file is
+// second file used as a ring until Close puts them in order). The file is
 // the session's (spills, nil for none): secrets are masked before they
 // reach it, and the session's files are kept under their total.
-type output struct {
+type Output struct {
 	dir    string
 	spills *Spills
 
@@ -59,11 +60,13 @@ type output struct {
 	emptied   []string // older saved outputs emptied to make room for this one
 }
 
-func newOutput(dir string, spills *Spills) *output { return &output{dir: dir, spills: spills} }
+// New returns an empty Output that saves a long output in dir, the
+// session's (spills; nil: the file is saved as printed, capped alone).
+func New(dir string, spills *Spills) *Output { return &Output{dir: dir, spills: spills} }
 
 // Write never fails: a command must not break because its output could not
 // be saved; the result says so instead.
-func (o *output) Write(p []byte) (int, error) {
+func (o *Output) Write(p []byte) (int, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	n := len(p)
@@ -93,7 +96,7 @@ func (o *output) Write(p []byte) (int, error) {
 
 // startSaving opens the full-output file and writes what came so far, which
 // is all still in head and tail: nothing is dropped before the file exists.
-func (o *output) startSaving() {
+func (o *Output) startSaving() {
 	if o.dir == "" {
 		o.fileErr = errors.New("no output directory was given")
 		return
@@ -116,7 +119,7 @@ func (o *output) startSaving() {
 }
 
 // spillWriter passes the masked output to spill.
-type spillWriter struct{ o *output }
+type spillWriter struct{ o *Output }
 
 func (w spillWriter) Write(p []byte) (int, error) {
 	if err := w.o.spill(p); err != nil {
@@ -127,7 +130,7 @@ func (w spillWriter) Write(p []byte) (int, error) {
 
 // spill saves p: into the file up to SpillHead, then into the ring. The
 // session counts the file as large as it will be.
-func (o *output) spill(p []byte) error {
+func (o *Output) spill(p []byte) error {
 	defer func() {
 		o.emptied = append(o.emptied, o.spills.sized(o.savedPath, min(o.spilled, SpillMax), true)...)
 	}()
@@ -170,7 +173,7 @@ func (o *output) spill(p []byte) error {
 }
 
 // dropFiles gives up saving: the file stays as far as it got.
-func (o *output) dropFiles() {
+func (o *Output) dropFiles() {
 	if o.file != nil {
 		_ = o.file.Close()
 		o.file = nil
@@ -182,9 +185,10 @@ func (o *output) dropFiles() {
 	}
 }
 
-// close finishes the saved file, if any: the tail kept in the ring goes
-// after the head, in order, behind a line saying what was cut.
-func (o *output) close() {
+// Close finishes the saved file, if any: the tail kept in the ring goes
+// after the head, in order, behind a line saying what was cut. Call it
+// once the command wrote its last byte, before String.
+func (o *Output) Close() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.file == nil {
@@ -211,7 +215,7 @@ func (o *output) close() {
 	}
 }
 
-func (o *output) appendRing() error {
+func (o *Output) appendRing() error {
 	after := o.spilled - SpillHead // bytes that went to the ring
 	kept := min(after, spillTail)
 	start := int64(0) // of the oldest byte kept in the ring
@@ -219,7 +223,7 @@ func (o *output) appendRing() error {
 		o.spillCut = after - spillTail
 		start = after % spillTail
 		note := fmt.Sprintf("\n[… dev cut %s here (%d bytes): the output was %s in all; this file keeps its first %d MB and its last %s …]\n",
-			formatSize(o.spillCut), o.spillCut, formatSize(o.spilled), SpillHead>>20, formatSize(kept))
+			textfmt.Size(o.spillCut), o.spillCut, textfmt.Size(o.spilled), SpillHead>>20, textfmt.Size(kept))
 		if _, err := io.WriteString(o.file, note[:min(len(note), spillNote)]); err != nil {
 			return err
 		}
@@ -234,14 +238,14 @@ func (o *output) appendRing() error {
 // String renders the output for the model: all of it when short; else the
 // head and the tail on line boundaries, and between them a line saying what
 // was cut and where the whole output is.
-func (o *output) String() string {
+func (o *Output) String() string {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.total == 0 {
 		return "(no output)"
 	}
 	if o.total <= OutputHead+OutputTail {
-		return clean(string(o.head) + string(o.tail))
+		return Clean(string(o.head) + string(o.tail))
 	}
 	head := o.head
 	if i := bytes.LastIndexByte(head, '\n'); i >= 0 {
@@ -254,13 +258,13 @@ func (o *output) String() string {
 	cutBytes := o.total - int64(len(head)) - int64(len(tail))
 	cutLines := o.lines - int64(bytes.Count(head, []byte{'\n'})) - int64(bytes.Count(tail, []byte{'\n'}))
 	var b strings.Builder
-	b.WriteString(clean(string(head)))
+	b.WriteString(Clean(string(head)))
 	b.WriteByte('\n')
 	// CutOf reads this note back: the two change together.
-	fmt.Fprintf(&b, "[… %s cut (%s of %s in all, %s) …", formatSize(cutBytes), textfmt.Plural(int(cutLines), "line"), formatSize(o.total), textfmt.Plural(int(o.lines), "line"))
+	fmt.Fprintf(&b, "[… %s cut (%s of %s in all, %s) …", textfmt.Size(cutBytes), textfmt.Plural(int(cutLines), "line"), textfmt.Size(o.total), textfmt.Plural(int(o.lines), "line"))
 	switch {
 	case o.fileErr != nil:
-		fmt.Fprintf(&b, " %s %s]\n", notSaved, fsErr(o.fileErr))
+		fmt.Fprintf(&b, " %s %s]\n", notSaved, reason(o.fileErr))
 	case o.spillCut > 0:
 		fmt.Fprintf(&b, " its first %d MB and last %d MB %s %s]\n", SpillHead>>20, (SpillMax-SpillHead)>>20, savedIn, o.savedPath)
 	default:
@@ -269,13 +273,22 @@ func (o *output) String() string {
 	if note := emptiedNote(o.emptied, o.spills.limit()); note != "" {
 		b.WriteString(note + "\n")
 	}
-	b.WriteString(clean(string(tail)))
+	b.WriteString(Clean(string(tail)))
 	return b.String()
 }
 
 // clean makes command output safe to send: valid UTF-8, no final newline.
-func clean(s string) string {
+func Clean(s string) string {
 	return strings.TrimRight(strings.ToValidUTF8(s, "\uFFFD"), "\n")
+}
+
+// reason is why saving failed, without the path the note names already.
+func reason(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return err.Error()
 }
 
 // The words of the note String writes where it cut an output.
