@@ -198,7 +198,8 @@ func TestTerminalCtrlCKeepsThePartialReply(t *testing.T) {
 	term.prompt("› ")
 	term.typeLine("take your time")
 	waitFor(t, w.srv.Hanging(), "the reply to stream")
-	term.expect("Thinking...")
+	// Streamed and read: the server sent the first chunk, dev shows it.
+	term.expect("I am weighing")
 	start := term.mark()
 	term.key("\x03")
 	term.expect("interrupted; the session is saved")

@@ -123,12 +123,22 @@ func interruptedSession(w *world) *sessions.Session {
 	hang := func(thoughts string) llmtest.Response {
 		return llmtest.Response{Content: llmtest.Reply(thoughts, "DONE", "never"), Hang: true}
 	}
-	w.srv.Script(reply("Write it.", "WRITE_FILE", "a.txt\n```\na\n```"), hang("Thinking"))
-	cmd, _, stderr := w.startUntilHanging("-p", "write a.txt")
-	stop(cmd, stderr)
+	// The reply is interrupted once dev has shown its Thoughts: when the
+	// server has sent the first chunk (Hanging), dev may not have read it
+	// yet, and the session keeps the partial reply only when it has.
+	streamed := hang("Thinking it over")
+	streamed.ChunkSize = len(streamed.Content)
+	w.srv.Script(reply("Write it.", "WRITE_FILE", "a.txt\n```\na\n```"), streamed)
+	term := w.startTerminal(t.Context(), "-p", "write a.txt")
+	waitFor(t, w.srv.Hanging(), "the reply to stream")
+	term.expect("Thinking it over")
+	term.key("\x03")
+	if code := term.exitCode(); code != 130 {
+		t.Fatalf("exit code %d, want 130", code)
+	}
 
 	w.srv.Script(reply("Wait.", "COMMAND", "touch started; exec sleep 300"))
-	cmd, _, stderr = w.command(t.Context(), "--resume", "-p", "wait for it")
+	cmd, _, stderr := w.command(t.Context(), "--resume", "-p", "wait for it")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
