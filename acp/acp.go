@@ -75,10 +75,16 @@ type Options struct {
 // every process its commands started.
 func Serve(ctx context.Context, o Options) error {
 	s := &server{opts: o, ctx: ctx, sessions: map[string]*session{}}
-	s.conn = sdk.NewAgentSideConnection(s, o.Out, o.In)
+	// The library starts reading the editor's requests, and handling them
+	// on goroutines of its own, before NewAgentSideConnection returns; it
+	// reads its logger without a lock. Nothing is read until the
+	// connection is set up, so no handler sees it half made.
+	ready := make(chan struct{})
+	s.conn = sdk.NewAgentSideConnection(s, o.Out, gated{o.In, ready})
 	// The library's own diagnostics are logs: on the error stream, and
 	// only when something went wrong (it says "connection closed" at info).
 	s.conn.SetLogger(slog.New(slog.NewTextHandler(o.Err, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	close(ready)
 	var err error
 	select {
 	case <-s.conn.Done():
@@ -87,6 +93,17 @@ func Serve(ctx context.Context, o Options) error {
 	}
 	s.shutdown()
 	return err
+}
+
+// gated reads r once open is closed.
+type gated struct {
+	r    io.Reader
+	open <-chan struct{}
+}
+
+func (g gated) Read(p []byte) (int, error) {
+	<-g.open
+	return g.r.Read(p)
 }
 
 // server is the agent side of one connection.
