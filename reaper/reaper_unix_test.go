@@ -227,6 +227,15 @@ func TestOpenReapsByRunID(t *testing.T) {
 	}
 	unrecorded := start(dead.Env())
 	other := start([]string{EnvVar + "=ffffffffffffffffffffffffffffffff"})
+	// Start returns once the exec began, and the kernel sets up the new
+	// environment a moment later; read before, /proc/PID/environ is empty
+	// (on a loaded machine, Open found nothing to stop).
+	for _, cmd := range []*exec.Cmd{unrecorded, other} {
+		bgproctest.WaitFor(t, fmt.Sprintf("process %d's environment", cmd.Process.Pid), func() bool {
+			env, err := environ(cmd.Process.Pid)
+			return err == nil && len(env) > 0
+		})
+	}
 	exited := make(chan struct{})
 	go func() { unrecorded.Wait(); close(exited) }()
 	if _, n, err := Open(dir, grace); err != nil || n != 1 {
