@@ -210,3 +210,21 @@ func headers(cols []Column) []string {
 	}
 	return out
 }
+
+// Why a task was not done names its row whole: the same model and mode
+// under two profiles (two servers) are two rows.
+func TestMarkdownNamesTheProfile(t *testing.T) {
+	t.Parallel()
+	tasks := []Task{
+		{Model: "smollm2", Profile: "llama-server", Constrain: "auto", Task: "fix-go-sum", Run: 1, Error: "the same step repeated"},
+		{Model: "smollm2", Profile: "ollama", Constrain: "auto", Task: "fix-go-sum", Run: 1, Error: "maxLoops reached"},
+	}
+	var md strings.Builder
+	Markdown(&md, Report{Tasks: tasks, Models: Summarize(tasks, nil)})
+	for _, want := range []string{"- smollm2 (llama-server), auto, fix-go-sum run 1: the same step repeated",
+		"- smollm2 (ollama), auto, fix-go-sum run 1: maxLoops reached"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("report.md lacks %q:\n%s", want, md.String())
+		}
+	}
+}

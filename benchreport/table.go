@@ -155,7 +155,11 @@ func Markdown(w io.Writer, r Report) {
 			if why == "" {
 				why = "the check failed: " + strings.TrimSpace(t.Check)
 			}
-			fmt.Fprintf(w, "- %s, %s, %s run %d: %s\n", t.Model, t.Constrain, t.Task, t.Run, oneLine(why))
+			row := t.Model
+			if t.Profile != "" {
+				row += " (" + t.Profile + ")" // the same model on two servers: two profiles
+			}
+			fmt.Fprintf(w, "- %s, %s, %s run %d: %s\n", row, t.Constrain, t.Task, t.Run, oneLine(why))
 		}
 	}
 	fmt.Fprintf(w, "\nEach session is in this directory's sessions/: `DEV_AGENT_HOME=<this directory> dev sessions show <session>` shows one.\n")

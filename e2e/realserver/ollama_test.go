@@ -135,7 +135,8 @@ func TestDoctorOnOllama(t *testing.T) {
 // constrain at its default and on: dev reaches Ollama, tells it is Ollama,
 // ends with a documented exit code that is not a server failure, and the
 // session records each request with the server's usage. What the runs do
-// is logged (scripts/real-models-report.sh's table is llama.cpp's).
+// is logged (what the models do on dev bench's suite on Ollama is in
+// docs/real-models.md, written by scripts/real-models.sh).
 func TestRealModelsOnOllama(t *testing.T) {
 	lockRepeatable(t)
 	srv := ollama(t)
