@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/devagent/dev/config"
 	"github.com/devagent/dev/event"
@@ -163,6 +164,11 @@ func testNoPrune(t *testing.T, noPrune bool) {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(stale, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Older than a lock that a dev starting beside it may be taking.
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(stale, old, old); err != nil {
 		t.Fatal(err)
 	}
 	w.open()

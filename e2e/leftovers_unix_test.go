@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/devagent/dev/bgproc/bgproctest"
 	"github.com/devagent/dev/llm/llmtest"
@@ -101,8 +102,15 @@ func TestDeadRunFilesCleanedUp(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
+	// Older than a lock file that a dev starting beside it may be taking
+	// (those stay: sessions' freshLock).
+	old := time.Now().Add(-time.Hour)
 	for _, name := range []string{dead + ".lock", "." + dead + ".json.tmp-123", ".directory-map.json.tmp-456"} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte("{"), 0o600); err != nil {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte("{"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(path, old, old); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestRememberWaitsForTheFile: the directory map names a session only once
@@ -168,15 +169,25 @@ func TestPruneSweepsDeadLeftovers(t *testing.T) {
 	}
 	c := startChild(t, "lock", dir, live, "")
 	c.expect(t, "locked")
-	leftovers := []string{dead + ".lock", "." + dead + ".json.tmp-1", "." + live + ".json.tmp-2", ".directory-map.json.tmp-3", ".other.tmp-4"}
+	// fresh: a lock file no dev holds yet, as a dev that is locking it
+	// right now has it; it stays until it is older than freshLock.
+	fresh := "22222222-2222-4222-8222-222222222222"
+	leftovers := []string{dead + ".lock", fresh + ".lock", "." + dead + ".json.tmp-1", "." + live + ".json.tmp-2", ".directory-map.json.tmp-3", ".other.tmp-4"}
+	old := time.Now().Add(-freshLock - time.Second)
 	for _, name := range leftovers {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte("{"), 0o600); err != nil {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte("{"), 0o600); err != nil {
 			t.Fatal(err)
+		}
+		if !strings.HasPrefix(name, fresh) {
+			if err := os.Chtimes(path, old, old); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	if n, err := s.Prune(0); n != 0 || err != nil {
 		t.Fatalf("Prune(0) = %d, %v", n, err)
 	}
-	assertFiles(t, dir, dead+".json", live+".json", live+".lock", "."+live+".json.tmp-2", ".other.tmp-4", "directory-map.lock")
+	assertFiles(t, dir, dead+".json", live+".json", live+".lock", fresh+".lock", "."+live+".json.tmp-2", ".other.tmp-4", "directory-map.lock")
 	c.kill(t)
 }

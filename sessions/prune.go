@@ -204,11 +204,19 @@ func (s *Store) removeIfOld(id string, cutoff time.Time) (bool, error) {
 	return true, nil
 }
 
+// freshLock is how old a lock file no dev holds must be before sweep
+// removes it.
+const freshLock = time.Minute
+
 // sweep removes what dead runs left: lock files no dev holds, temporary
 // files of sessions no dev holds (a dev killed while saving), and those of
 // the directory map when no dev is updating it. Lock files are taken
 // before they are removed, so a dev that holds one is never disturbed, and
-// one that is locking it right now notices (see Lock).
+// one that is locking it right now notices (see Lock). A lock file younger
+// than freshLock is left alone: it is most likely a dev's that is locking
+// it right now, and taking it from under that dev makes it wait (many runs
+// starting at once, each sweeping, once made one wait past Lock's 500 ms
+// and fail with "in use"); a dead run's lock is swept by a later run.
 func (s *Store) sweep() error {
 	entries, err := os.ReadDir(s.dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -236,6 +244,9 @@ func (s *Store) sweep() error {
 			continue
 		}
 		if id, ok := strings.CutSuffix(name, ".lock"); ok && ValidID(id) {
+			if fi, err := e.Info(); err != nil || s.now().Sub(fi.ModTime()) < freshLock {
+				continue
+			}
 			fl := flock.New(s.lockPath(id), flock.SetFlag(os.O_RDONLY))
 			if locked, err := fl.TryLock(); err == nil && locked {
 				removeLocked(fl, s.lockPath(id))
