@@ -3,11 +3,9 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -324,7 +322,8 @@ func TestBench200Tasks(t *testing.T) {
 	suite := filepath.Join(w.dir, "suite")
 	writeSuite(t, suite, 200)
 	out := filepath.Join(w.dir, "report")
-	r := w.runLong("bench", "--tasks", suite, "-j", "8", "--out", out)
+	// A generous deadline: 200 tasks on a busy machine.
+	r := w.runWithin(8*time.Minute, "", "bench", "--tasks", suite, "-j", "8", "--out", out)
 	r.expect(t, 0)
 	rep := readBenchReport(t, out)
 	if len(rep.Tasks) != 200 || rep.Models[0].Tasks != 200 || rep.Models[0].Done != 200 {
@@ -354,28 +353,6 @@ func TestBenchJobsFromSlots(t *testing.T) {
 	if !strings.Contains(r.stderr, "3 at once") {
 		t.Errorf("stderr does not say 3 at once:\n%s", r.stderr)
 	}
-}
-
-// runLong is run with a deadline for a long run (200 tasks on a busy
-// machine), which go test's own timeout bounds anyway.
-func (w *world) runLong(args ...string) result {
-	w.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
-	defer cancel()
-	cmd, stdout, stderr := w.command(ctx, args...)
-	err := cmd.Run()
-	code := 0
-	if err != nil {
-		exit, ok := err.(*exec.ExitError)
-		if !ok {
-			w.t.Fatalf("running dev %q: %v", args, err)
-		}
-		code = exit.ExitCode()
-	}
-	if ctx.Err() != nil {
-		w.t.Fatalf("dev %q did not finish in time; stderr:\n%s", args, stderr)
-	}
-	return result{stdout.String(), stderr.String(), code}
 }
 
 // Ctrl+C stops dev bench: exit 130, and the report holds the tasks that

@@ -195,7 +195,14 @@ func (w *world) run(args ...string) result {
 
 func (w *world) runInput(stdin string, args ...string) result {
 	w.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	return w.runWithin(60*time.Second, stdin, args...)
+}
+
+// runWithin runs dev to completion with stdin, failing the test if it has
+// not finished after d.
+func (w *world) runWithin(d time.Duration, stdin string, args ...string) result {
+	w.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	cmd, stdout, stderr := w.command(ctx, args...)
 	cmd.Stdin = strings.NewReader(stdin)

@@ -176,15 +176,7 @@ func NewBenchProgress(s *Streams, total int) *BenchProgress {
 	p := &BenchProgress{w: s.Err, tty: s.ErrTTY, escapes: s.Color, unicode: s.Unicode, widthOf: s.TermWidth,
 		now: time.Now, total: total, stop: make(chan struct{})}
 	p.started = p.now()
-	mk := func(attrs ...color.Attribute) *color.Color {
-		c := color.New(attrs...)
-		if s.Color {
-			c.EnableColor()
-		} else {
-			c.DisableColor()
-		}
-		return c
-	}
+	mk := func(attrs ...color.Attribute) *color.Color { return colour(s.Color, attrs...) }
 	p.green, p.red, p.dim = mk(color.FgGreen), mk(color.FgRed), mk(color.Faint)
 	if p.tty {
 		p.mu.Lock()

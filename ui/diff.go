@@ -89,15 +89,7 @@ func WriteDiff(w io.Writer, text string, st DiffStyle) error {
 		_, err := io.WriteString(w, text)
 		return err
 	}
-	paint := func(attrs ...color.Attribute) *color.Color {
-		c := color.New(attrs...)
-		if st.Color {
-			c.EnableColor()
-		} else {
-			c.DisableColor()
-		}
-		return c
-	}
+	paint := func(attrs ...color.Attribute) *color.Color { return colour(st.Color, attrs...) }
 	colours := map[DiffKind]*color.Color{
 		DiffContext: paint(),
 		DiffAdded:   paint(color.FgGreen),

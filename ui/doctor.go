@@ -17,15 +17,7 @@ import (
 // line below, then the counts. Statuses are coloured when stdout is a
 // terminal.
 func Doctor(s *Streams, r doctor.Report) error {
-	paint := func(attrs ...color.Attribute) *color.Color {
-		c := color.New(attrs...)
-		if s.OutColor {
-			c.EnableColor()
-		} else {
-			c.DisableColor()
-		}
-		return c
-	}
+	paint := func(attrs ...color.Attribute) *color.Color { return colour(s.OutColor, attrs...) }
 	statusColor := map[doctor.Status]*color.Color{
 		doctor.OK:   paint(color.FgGreen),
 		doctor.Warn: paint(color.FgYellow),

@@ -160,15 +160,7 @@ type mdRenderer struct {
 }
 
 func (r *mdRenderer) colours() {
-	mk := func(attrs ...color.Attribute) *color.Color {
-		c := color.New(attrs...)
-		if r.m.Color {
-			c.EnableColor()
-		} else {
-			c.DisableColor()
-		}
-		return c
-	}
+	mk := func(attrs ...color.Attribute) *color.Color { return colour(r.m.Color, attrs...) }
 	r.bold, r.italic = mk(color.Bold), mk(color.Italic)
 	r.code, r.link = mk(color.FgCyan), mk(color.Underline)
 	r.heading, r.dim = mk(color.Bold, color.FgCyan), mk(color.Faint)

@@ -29,6 +29,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fatih/color"
 	"golang.org/x/term"
 )
 
@@ -170,4 +171,16 @@ func unicodeLocale(env Env) bool {
 		}
 	}
 	return runtime.GOOS == "windows"
+}
+
+// colour is a colour of attrs that paints only when on: fatih/color decides
+// by itself from os.Stdout, and dev decides per stream (Streams).
+func colour(on bool, attrs ...color.Attribute) *color.Color {
+	c := color.New(attrs...)
+	if on {
+		c.EnableColor()
+	} else {
+		c.DisableColor()
+	}
+	return c
 }

@@ -100,15 +100,7 @@ func NewTerminal(s *Streams, level Verbosity) *Terminal {
 	if s.Unicode {
 		t.sym, t.frame = unicodeSymbols, unicodeFrame
 	}
-	mk := func(attrs ...color.Attribute) *color.Color {
-		c := color.New(attrs...)
-		if s.Color {
-			c.EnableColor()
-		} else {
-			c.DisableColor()
-		}
-		return c
-	}
+	mk := func(attrs ...color.Attribute) *color.Color { return colour(s.Color, attrs...) }
 	t.dim, t.bold = mk(color.Faint), mk(color.Bold)
 	t.toolC = mk(color.Bold, color.FgYellow)
 	t.red, t.green, t.yellow, t.cyan = mk(color.FgRed), mk(color.FgGreen), mk(color.FgYellow), mk(color.FgCyan)
