@@ -297,6 +297,31 @@ func (w *world) run(stdin string, args ...string) result {
 	return r
 }
 
+// doctorReport is the part of dev doctor --json these tests read.
+type doctorReport struct {
+	OK     bool `json:"ok"`
+	Checks []struct {
+		Name, Status, Detail, Fix string
+	} `json:"checks"`
+	Facts map[string]any `json:"facts"`
+}
+
+// doctor runs dev doctor --json and returns its report, having checked
+// that its exit code says what the report does.
+func (w *world) doctor() doctorReport {
+	w.t.Helper()
+	r := w.run("", "doctor", "--json")
+	var rep doctorReport
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		w.t.Fatalf("doctor --json: %v\n%s\nstderr:\n%s", err, r.stdout, r.stderr)
+	}
+	w.t.Logf("doctor: exit %d, facts %v", r.code, rep.Facts)
+	if want := map[bool]int{true: 0, false: 1}[rep.OK]; r.code != want {
+		w.t.Errorf("exit %d with ok=%v", r.code, rep.OK)
+	}
+	return rep
+}
+
 // session is the part of a session file these tests read.
 type session struct {
 	ID               string        `json:"id"`

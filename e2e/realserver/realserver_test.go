@@ -1,7 +1,6 @@
 package realserver
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -22,21 +21,7 @@ func TestDoctorOnLlamaCpp(t *testing.T) {
 	// Two slots: the per-slot window is half of -c, which only /props says.
 	srv := server(t, "gemma3", 8192, 2)
 	w := newWorld(t, map[string]any{"apiUrl": srv.BaseURL(), "model": "gemma3", "temperature": 0, "maxTokens": 64})
-	r := w.run("", "doctor", "--json")
-	var rep struct {
-		OK     bool `json:"ok"`
-		Checks []struct {
-			Name, Status, Detail, Fix string
-		} `json:"checks"`
-		Facts map[string]any `json:"facts"`
-	}
-	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
-		t.Fatalf("doctor --json: %v\n%s\nstderr:\n%s", err, r.stdout, r.stderr)
-	}
-	t.Logf("doctor: exit %d, facts %v", r.code, rep.Facts)
-	if want := map[bool]int{true: 0, false: 1}[rep.OK]; r.code != want {
-		t.Errorf("exit %d with ok=%v", r.code, rep.OK)
-	}
+	rep := w.doctor()
 	f := rep.Facts
 	if f["server"] != "llama.cpp" || !strings.HasPrefix(fmt.Sprint(f["version"]), "b11434") {
 		t.Errorf("server %v version %v, want llama.cpp b11434", f["server"], f["version"])
