@@ -171,3 +171,29 @@ func TestFileLines(t *testing.T) {
 		}
 	}
 }
+
+// Thoughts may take a quarter of the reply cap at a token a character:
+// fewer lines in a small cap, never none, MaxThoughtLines in a large one.
+func TestThoughtLines(t *testing.T) {
+	for _, tc := range []struct{ replyCap, want int }{
+		{0, MaxThoughtLines}, {256, 1}, {1024, 1}, {2048, 2}, {4096, 4}, {7680, 8}, {16384, 8},
+	} {
+		if got := ThoughtLines(tc.replyCap); got != tc.want {
+			t.Errorf("ThoughtLines(%d) = %d, want %d", tc.replyCap, got, tc.want)
+		}
+	}
+	for _, replyCap := range []int{1024, 2048} {
+		want := ThoughtLines(replyCap)
+		replies, _ := drawReplies(ReplyGrammar(grammarTools, GrammarOptions{ReplyCap: replyCap}), grammarTools, 13, 500)
+		most := 0
+		for _, reply := range replies {
+			thoughts, _, _ := strings.Cut(strings.TrimPrefix(reply, "# Agent Response\n\n## Thoughts\n"), "\n## Task List\n")
+			most = max(most, strings.Count(thoughts, "\n")) // each line ends in one
+		}
+		// The draws reached the bound: the grammar allows that many lines
+		// and no more.
+		if most != want {
+			t.Errorf("cap %d: the longest Thoughts drawn has %d lines, want %d", replyCap, most, want)
+		}
+	}
+}

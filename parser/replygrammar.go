@@ -62,7 +62,8 @@ const (
 	// MaxLineChars bounds a line of text: Thoughts, a task, a path, a line
 	// of a free-text input or of a code block in it.
 	MaxLineChars = 240
-	// MaxThoughtLines bounds the lines of Thoughts (blank ones included).
+	// MaxThoughtLines bounds the lines of Thoughts (blank ones included):
+	// fewer in a small reply cap (ThoughtLines).
 	MaxThoughtLines = 8
 	// MaxTasks bounds the Task List, and MaxTaskChars a task.
 	MaxTasks     = 10
@@ -88,7 +89,8 @@ type GrammarOptions struct {
 	// way in, takes it and spends its reply there.
 	Thinking bool
 	// ReplyCap is the max_tokens the replies are sent with; 0: unknown.
-	// It bounds a file's content (see FileLines).
+	// It bounds a file's content (see FileLines) and Thoughts
+	// (ThoughtLines).
 	ReplyCap int
 }
 
@@ -107,6 +109,20 @@ func FileLines(replyCap int) int {
 	return min(max(replyCap/16, 32), 1000) // llama.cpp refuses a repetition past 2,000 rules
 }
 
+// ThoughtLines bounds the lines of Thoughts in a reply capped at replyCap
+// tokens, so that Thoughts take at most a quarter of the cap even at a
+// token a character (a model repeating "1. " comes close): MaxThoughtLines
+// from a cap of 7,680 up, 2 lines at 2,048, at least 1. Unbounded by the
+// cap, SmolLM2 at 2,048 filled eight lines with "1. 1. 1." and the cap cut
+// the tool call after them, in the same task of the built-in suite at
+// every run. 0 (an unknown cap): MaxThoughtLines.
+func ThoughtLines(replyCap int) int {
+	if replyCap <= 0 {
+		return MaxThoughtLines
+	}
+	return min(max(replyCap/4/MaxLineChars, 1), MaxThoughtLines)
+}
+
 // endsReply reports whether a tool of shape s is the last of its reply, as
 // DONE is: a file tool, whose content is the longest part a reply may
 // hold, comes once, so that the reply's length stays within its cap.
@@ -120,7 +136,7 @@ func endsReply(name string, s InputShape) bool {
 //	# Agent Response
 //
 //	## Thoughts
-//	{up to MaxThoughtLines lines of text, the first not blank}
+//	{up to ThoughtLines lines of text, the first not blank}
 //
 //	## Task List
 //	{up to MaxTasks [ ], [~] or [x] lines of a task}
@@ -144,7 +160,7 @@ func endsReply(name string, s InputShape) bool {
 // every part but a file's content is bounded, so the model's end-of-text
 // comes there.
 func ReplyGrammar(tools []GrammarTool, opts GrammarOptions) *Grammar {
-	b := grammarBuilder{fileLines: FileLines(opts.ReplyCap)}
+	b := grammarBuilder{fileLines: FileLines(opts.ReplyCap), thoughtLines: ThoughtLines(opts.ReplyCap)}
 	head := seq{lit("# Agent Response\n\n## Thoughts\n"), b.thoughts(), lit("\n## Task List\n"), upTo(b.task(), MaxTasks), b.calls(tools)}
 	if opts.Thinking {
 		head = append(seq{opt(b.think())}, head...)
@@ -162,10 +178,11 @@ func upTo(e expr, n int) rep { return rep{e, 0, n} }
 // grammarBuilder collects the rules the root refers to, in the order they
 // are first used, so that the GBNF reads top down.
 type grammarBuilder struct {
-	g         *Grammar
-	pending   []rule
-	defined   map[string]bool
-	fileLines int // bound of a file's lines, 0 none
+	g            *Grammar
+	pending      []rule
+	defined      map[string]bool
+	fileLines    int // bound of a file's lines, 0 none
+	thoughtLines int // bound of the lines of Thoughts
 }
 
 // fileRun repeats a line of a file's content: up to fileLines times.
@@ -226,7 +243,11 @@ func (b *grammarBuilder) line() ref {
 // and blank lines.
 func (b *grammarBuilder) thoughts() ref {
 	return b.rule("thoughts", func() expr {
-		return seq{b.line(), lit("\n"), upTo(seq{opt(b.line()), lit("\n")}, MaxThoughtLines-1)}
+		first := seq{b.line(), lit("\n")}
+		if b.thoughtLines <= 1 {
+			return first
+		}
+		return append(first, upTo(seq{opt(b.line()), lit("\n")}, b.thoughtLines-1))
 	})
 }
 
