@@ -44,7 +44,10 @@ const maxRepeat = 2000
 
 // Bounds of the JSON form's strings, from the grammar's.
 const (
-	// MaxThoughtChars bounds thoughts: the grammar's lines of Thoughts.
+	// MaxThoughtChars bounds thoughts: the grammar's most lines of
+	// Thoughts. Unlike the grammar's (ThoughtLines), it does not shrink
+	// with the reply cap: the JSON form is built once per run, before the
+	// cap is known.
 	MaxThoughtChars = MaxThoughtLines * MaxLineChars
 	// MaxTextChars bounds a free-text input (DONE's summary, ASK_USER's
 	// question, a custom tool's input).
